@@ -1,0 +1,1 @@
+"""The core: array board, Zobrist keys, legal move generation, make/unmake and perft."""

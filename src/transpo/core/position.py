@@ -1,0 +1,217 @@
+"""``Position``: the Python face of the array board.
+
+A ``Position`` owns the numpy arrays of :mod:`transpo.core.board` and calls the
+compiled generator and make/unmake on them; moves cross the API as UCI strings.
+It validates everything that comes in: a bad FEN raises :class:`InvalidFEN`, a
+malformed or illegal move raises :class:`IllegalMove` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from functools import lru_cache
+
+import numpy as np
+
+from transpo.core.board import (
+    BISHOP,
+    KING,
+    KNIGHT,
+    MAX_GAME_PLIES,
+    MAX_MOVES,
+    PIECE_LETTERS,
+    SQ64_TO_120,
+    ST_COUNT,
+    ST_HALFMOVE,
+    ST_PLY,
+    ST_SIDE,
+    new_arrays,
+)
+from transpo.core.fen import START_FEN, InvalidFEN, format_fen, parse_fen
+from transpo.core.keys import DEFAULT_PRNG_SEED, compute_key, key_set
+from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, unmake_move
+from transpo.core.movegen import generate_moves, in_check
+from transpo.core.moves import move_to_uci
+from transpo.core.perft import perft
+
+__all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
+
+_UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][nbrq]?")
+
+
+class IllegalMove(ValueError):
+    """A move that is malformed or not legal in the position; the position is unchanged."""
+
+
+class Status(str, Enum):
+    """How the game stands in a position."""
+
+    ONGOING = "ongoing"
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    FIFTY_MOVE = "fifty-move rule"
+    INSUFFICIENT_MATERIAL = "insufficient material"
+    THREEFOLD_REPETITION = "threefold repetition"
+
+
+@lru_cache(maxsize=None)
+def _shared_key_set(name: str, seed: int) -> np.ndarray:
+    # One expanded table per key set, shared by all positions (never written).
+    return key_set(name, seed)
+
+
+class Position:
+    """A chess position with its move history.
+
+    >>> p = Position()
+    >>> hex(p.key)
+    '0x463b96181691fc9c'
+    >>> p.push("e2e4"); hex(p.key)
+    '0x823c9b50fd114196'
+    """
+
+    def __init__(self, fen: str = START_FEN, keys: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> None:
+        """The position of ``fen`` (default: the start position), hashed with key set ``keys``."""
+        self.zobrist = _shared_key_set(keys, seed)
+        self.key_set_name = keys
+        board, state = parse_fen(fen)
+        _, _, self.keys, self.undo = new_arrays()
+        self.board, self.state = board, state
+        self.keys[0] = compute_key(board, state, self.zobrist)
+        self.moves: list[int] = []  # encoded moves played since the FEN, for pop()
+        self._buffer = np.zeros(MAX_MOVES, dtype=np.int32)
+
+    @classmethod
+    def from_fen(cls, fen: str, keys: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> Position:
+        """The position described by ``fen``; raises :class:`InvalidFEN` naming the fault."""
+        return cls(fen, keys, seed)
+
+    def copy(self) -> Position:
+        """An independent copy, history included."""
+        other = object.__new__(Position)
+        other.__dict__.update(self.__dict__)
+        for name in ("board", "state", "keys", "undo", "_buffer"):
+            setattr(other, name, getattr(self, name).copy())
+        other.moves = list(self.moves)
+        return other
+
+    # --- queries -------------------------------------------------------------
+    @property
+    def key(self) -> int:
+        """The 64-bit Zobrist key of the position."""
+        return int(self.keys[self.state[ST_PLY]])
+
+    @property
+    def turn(self) -> str:
+        """'w' or 'b'."""
+        return "wb"[int(self.state[ST_SIDE])]
+
+    def fen(self) -> str:
+        """FEN of the position (en-passant square only when a pawn can take)."""
+        return format_fen(self.board, self.state)
+
+    def encoded_moves(self) -> list[int]:
+        """Legal moves in the engine's int32 encoding."""
+        n = generate_moves(self.board, self.state, self._buffer, 0, False)
+        return [int(m) for m in self._buffer[:n]]
+
+    def legal_moves(self) -> list[str]:
+        """Legal moves as UCI strings."""
+        return [move_to_uci(m) for m in self.encoded_moves()]
+
+    def is_check(self) -> bool:
+        """True if the side to move is in check."""
+        return bool(in_check(self.board, self.state))
+
+    def is_repetition(self, count: int = 3) -> bool:
+        """True if the position has occurred ``count`` times in the history (this time included)."""
+        return bool(is_repetition(self.state, self.keys, count - 1))
+
+    def is_insufficient_material(self) -> bool:
+        """True if neither side can mate: only kings plus at most one minor piece,
+        or only bishops all standing on squares of one colour."""
+        counts = {code: int(self.state[ST_COUNT + code]) for code in range(16)}
+        others = sum(n for code, n in counts.items() if code & 7 not in (0, 7, KING, KNIGHT, BISHOP))
+        if others:
+            return False
+        knights = counts[KNIGHT] + counts[KNIGHT | 8]
+        bishops = counts[BISHOP] + counts[BISHOP | 8]
+        if knights + bishops <= 1:
+            return True
+        if knights:
+            return False
+        shades = {(s64 + (s64 >> 3)) & 1 for s64 in range(64) if self.board[SQ64_TO_120[s64]] & 7 == BISHOP}
+        return len(shades) == 1
+
+    def status(self) -> Status:
+        """Checkmate, stalemate, a draw by rule, or ongoing."""
+        if not self.encoded_moves():
+            return Status.CHECKMATE if self.is_check() else Status.STALEMATE
+        if self.is_insufficient_material():
+            return Status.INSUFFICIENT_MATERIAL
+        if self.state[ST_HALFMOVE] >= 100:
+            return Status.FIFTY_MOVE
+        if self.is_repetition(3):
+            return Status.THREEFOLD_REPETITION
+        return Status.ONGOING
+
+    # --- moves ---------------------------------------------------------------
+    def parse_move(self, uci: str) -> int:
+        """The encoded legal move of UCI text; raises :class:`IllegalMove`."""
+        if not isinstance(uci, str) or not _UCI_MOVE.fullmatch(uci):
+            raise IllegalMove(f"malformed move {uci!r} (expected UCI like e2e4 or e7e8q)")
+        for move in self.encoded_moves():
+            if move_to_uci(move) == uci:
+                return move
+        raise IllegalMove(f"illegal move {uci} in {self.fen()}")
+
+    def push(self, uci: str) -> None:
+        """Play a move given in UCI notation; raises :class:`IllegalMove` and changes nothing if it is not legal."""
+        move = self.parse_move(uci)
+        if len(self.moves) >= MAX_GAME_PLIES:
+            raise IllegalMove(f"the game is longer than {MAX_GAME_PLIES} plies")
+        self.push_encoded(move)
+
+    def push_encoded(self, move: int) -> None:
+        """Play an encoded move known to be legal (from :meth:`encoded_moves`)."""
+        make_move(self.board, self.state, self.keys, self.undo, move, self.zobrist, EMPTY_PSQ)
+        self.moves.append(move)
+
+    def pop(self) -> str:
+        """Take back the last move and return it in UCI notation."""
+        if not self.moves:
+            raise IndexError("no move to take back")
+        move = self.moves.pop()
+        unmake_move(self.board, self.state, self.undo, move)
+        return move_to_uci(move)
+
+    # --- perft ---------------------------------------------------------------
+    def perft(self, depth: int, bulk: bool = False) -> int:
+        """Leaf count of the legal move tree ``depth`` plies deep."""
+        if depth < 0:
+            raise ValueError("depth must be >= 0")
+        buffer = np.zeros(max(depth, 1) * MAX_MOVES, dtype=np.int32)
+        return int(perft(self.board, self.state, self.keys, self.undo, self.zobrist, EMPTY_PSQ, buffer, depth, bulk))
+
+    def divide(self, depth: int, bulk: bool = False) -> dict[str, int]:
+        """perft split by root move: {uci: leaf count at depth - 1 below it}."""
+        if depth < 1:
+            raise ValueError("divide needs depth >= 1")
+        counts = {}
+        for move in self.encoded_moves():
+            self.push_encoded(move)
+            counts[move_to_uci(move)] = self.perft(depth - 1, bulk)
+            self.pop()
+        return counts
+
+    def __str__(self) -> str:
+        rows = []
+        for rank in range(7, -1, -1):
+            cells = [PIECE_LETTERS[int(self.board[SQ64_TO_120[rank * 8 + f]])].strip() or "." for f in range(8)]
+            rows.append(f"{rank + 1} " + " ".join(cells))
+        rows.append("  a b c d e f g h")
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return f"Position({self.fen()!r})"

@@ -1,0 +1,1 @@
+"""The engine: transposition table, move ordering, search, evaluation, time control and UCI."""
