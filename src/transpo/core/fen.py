@@ -107,10 +107,6 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
         kings = state[ST_COUNT + (KING | color << 3)]
         if kings != 1:
             raise InvalidFEN(f"{name} has {'no' if kings == 0 else kings} king{'s' if kings != 1 else ''}")
-        pawns = state[ST_COUNT + (PAWN | color << 3)]
-        pieces = sum(int(state[ST_COUNT + (kind | color << 3)]) for kind in range(1, 7))
-        if pawns > 8 or pieces > 16:
-            raise InvalidFEN(f"{name} has too many pieces ({pieces}, of them {pawns} pawns)")
 
 
 def _castling_rights(board: np.ndarray, text: str) -> int:

@@ -1,0 +1,296 @@
+"""``Engine``: iterative deepening, aspiration windows, MultiPV and limits around ``negamax``.
+
+The engine owns the transposition table and the search arrays; ``search``
+copies a :class:`~transpo.core.position.Position` into its own arrays (the
+caller's position is never touched) and deepens one ply at a time, reporting
+each finished line through a callback.  ``stop`` and ``ponderhit`` may be
+called from another thread while ``search`` runs (the compiled search releases
+the GIL).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from transpo.core.board import MAX_MOVES, MAX_PLY, ST_SIDE
+from transpo.core.keys import ZOB_SIZE, key_set
+from transpo.core.moves import move_to_uci
+from transpo.core.position import Position
+from transpo.engine.evaluate import PSQ, refresh_sums
+from transpo.engine.ordering import HISTORY_SIZE, KILLER_SHAPE
+from transpo.engine.search import (
+    CTL_ABORTED,
+    CTL_EXCLUDED,
+    CTL_EXCLUDED_COUNT,
+    CTL_NODE_LIMIT,
+    CTL_NODES,
+    CTL_SELDEPTH,
+    CTL_SIZE,
+    CTL_STOP,
+    INF,
+    negamax,
+)
+from transpo.engine.table import MATE, MATE_BOUND, TranspositionTable
+from transpo.engine.timeman import Budget, Limits, allot
+
+ASPIRATION_DELTA = 25
+NO_LIMIT = 1 << 62
+AUDIT_KEY_SEED = 0xA0D17  # seed of the independent check-key set used by HashAudit
+
+
+@dataclass
+class Info:
+    """One reported line of the search (a UCI ``info`` line)."""
+
+    depth: int
+    seldepth: int
+    multipv: int
+    score: int  # centipawns, or a mate score beyond MATE_BOUND
+    bound: str | None  # "lowerbound", "upperbound" or None for an exact score
+    nodes: int
+    time_ms: int
+    hashfull: int
+    pv: list[str]
+
+    @property
+    def mate_in(self) -> int | None:
+        """Moves to mate (negative: getting mated), or None for a centipawn score."""
+        if self.score > MATE_BOUND:
+            return (MATE - self.score + 1) // 2
+        if self.score < -MATE_BOUND:
+            return -((MATE + self.score) // 2)
+        return None
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes * 1000 / max(self.time_ms, 1))
+
+
+@dataclass
+class SearchResult:
+    """The outcome of :meth:`Engine.search`."""
+
+    best_move: str | None
+    ponder_move: str | None
+    score: int
+    depth: int
+    nodes: int
+    time_ms: int
+    lines: list[Info] = field(default_factory=list)
+
+    @property
+    def pv(self) -> list[str]:
+        return self.lines[0].pv if self.lines else []
+
+
+class Engine:
+    """A searcher with its transposition table and options (see ``__init__``)."""
+
+    def __init__(
+        self,
+        hash_mb: int = 64,
+        policy: str = "bucket",
+        signature_bits: int = 64,
+        use_tt: bool = True,
+        multipv: int = 1,
+        move_overhead: int = 30,
+        audit: bool = False,
+    ) -> None:
+        self.table = TranspositionTable(hash_mb, policy, signature_bits, audit)
+        self.table.enabled = use_tt
+        self.multipv = multipv
+        self.move_overhead = move_overhead
+        self.check_zobrist = key_set("prng", AUDIT_KEY_SEED) if audit else np.zeros(ZOB_SIZE, dtype=np.uint64)
+        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+        self.moves = np.zeros((MAX_PLY + 2) * MAX_MOVES, dtype=np.int32)
+        self.scores = np.zeros_like(self.moves)
+        self.quiets = np.zeros_like(self.moves)
+        self.killers = np.zeros(KILLER_SHAPE, dtype=np.int32)
+        self.history = np.zeros(HISTORY_SIZE, dtype=np.int32)
+        self.pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int32)
+        self.pv_len = np.zeros(MAX_PLY + 2, dtype=np.int32)
+        self._timer: threading.Timer | None = None
+        self._pondering = False
+        self._ponder_limits: Limits | None = None
+        self._white = True
+        self._started = 0.0
+        self._budget = Budget(None, None)
+        self._pv_codes: list[list[int]] = []
+
+    # --- options -------------------------------------------------------------
+    def set_audit(self, on: bool) -> None:
+        """Count false hits against an independent 64-bit check key (HashAudit)."""
+        self.table.audit = on
+        if on and not self.check_zobrist.any():
+            self.check_zobrist = key_set("prng", AUDIT_KEY_SEED)
+
+    def new_game(self) -> None:
+        """Forget everything learned: table, killers, history."""
+        self.table.clear()
+        self.killers[:] = 0
+        self.history[:] = 0
+
+    # --- control from another thread -------------------------------------------
+    def stop(self) -> None:
+        """Stop the running search as soon as possible (thread-safe)."""
+        self.ctl[CTL_STOP] = 1
+
+    def ponderhit(self) -> None:
+        """The opponent played the expected move: keep searching, now on the clock."""
+        if self._pondering and self._ponder_limits is not None:
+            self._pondering = False
+            self._start_clock(self._ponder_limits)
+
+    def _start_clock(self, limits: Limits) -> None:
+        self._started = time.perf_counter()
+        self._budget = allot(limits, self._white, self.move_overhead)
+        if self._budget.hard_ms is not None:
+            self._timer = threading.Timer(self._budget.hard_ms / 1000, self.stop)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _elapsed_ms(self, since: float) -> int:
+        return int((time.perf_counter() - since) * 1000)
+
+    # --- the search ----------------------------------------------------------
+    def search(self, position: Position, limits: Limits | None = None, on_info: Callable[[Info], None] | None = None) -> SearchResult:
+        """Search ``position`` within ``limits``; ``on_info`` receives every finished line."""
+        limits = limits or Limits()
+        t0 = time.perf_counter()
+        board = position.board.copy()
+        state = position.state.copy()
+        keys = position.keys.copy()
+        undo = position.undo.copy()
+        refresh_sums(board, state, PSQ)
+        root_moves = position.encoded_moves()
+        self._white = int(state[ST_SIDE]) == 0
+        self.ctl[:] = 0
+        self.ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
+        self.table.new_search()
+        self.killers[:] = 0
+        self.history //= 2
+        self._pondering = limits.ponder
+        self._ponder_limits = limits if limits.ponder else None
+        self._budget = Budget(None, None)
+        if not limits.ponder:
+            self._start_clock(limits)
+        if not root_moves:
+            return SearchResult(None, None, 0, 0, 0, 0)
+        max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
+        lines_wanted = max(1, min(self.multipv, len(root_moves)))
+        completed: list[Info] = []
+        previous = [0] * lines_wanted
+        try:
+            for depth in range(1, max_depth + 1):
+                lines = self._iteration(board, state, keys, undo, position.zobrist, depth, lines_wanted, previous, t0, on_info)
+                if lines is None:
+                    break
+                completed = lines
+                previous = [line.score for line in lines]
+                if self._done(limits, completed[0], len(root_moves)):
+                    break
+        finally:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        return self._result(completed, root_moves, t0)
+
+    def _iteration(self, board, state, keys, undo, zobrist, depth, lines_wanted, previous, t0, on_info):
+        """Search every MultiPV line at one depth; None if the search was stopped."""
+        lines: list[Info] = []
+        self._pv_codes = []
+        for index in range(lines_wanted):
+            self.ctl[CTL_EXCLUDED_COUNT] = index
+            for i, line in enumerate(lines):
+                self.ctl[CTL_EXCLUDED + i] = self._root_move_code(line)
+            score = self._aspiration(board, state, keys, undo, zobrist, depth, previous[index], index, t0, on_info)
+            if score is None:
+                return None
+            lines.append(self._info(depth, index, score, None, t0))
+            if on_info:
+                on_info(lines[-1])
+        return lines
+
+    def _root_move_code(self, line: Info) -> int:
+        return int(self._pv_codes[line.multipv - 1][0])
+
+    def _aspiration(self, board, state, keys, undo, zobrist, depth, guess, index, t0, on_info):
+        """Search the root in a narrow window around ``guess``, widening on failure."""
+        delta = ASPIRATION_DELTA
+        if depth >= 4 and abs(guess) < MATE_BOUND:
+            alpha, beta = max(guess - delta, -INF), min(guess + delta, INF)
+        else:
+            alpha, beta = -INF, INF
+        while True:
+            score = int(
+                negamax(
+                    board, state, keys, undo, zobrist, PSQ,
+                    self.table.table, self.table.info, self.table.check, self.check_zobrist,
+                    self.moves, self.scores, self.quiets, self.killers, self.history, self.pv, self.pv_len, self.ctl,
+                    depth, alpha, beta, 0, False,
+                )
+            )  # fmt: skip
+            if self.ctl[CTL_ABORTED]:
+                return None
+            if score <= alpha:
+                if on_info and self._elapsed_ms(t0) > 500:
+                    on_info(self._info(depth, index, score, "upperbound", t0, keep_pv=False))
+                beta = (alpha + beta) // 2
+                alpha = max(score - delta, -INF)
+            elif score >= beta:
+                self._store_pv(index)
+                if on_info and self._elapsed_ms(t0) > 500:
+                    on_info(self._info(depth, index, score, "lowerbound", t0))
+                beta = min(score + delta, INF)
+            else:
+                self._store_pv(index)
+                return score
+            delta *= 2
+
+    def _store_pv(self, index: int) -> None:
+        """Keep the root PV of line ``index`` (encoded moves) from the last search."""
+        codes = [int(m) for m in self.pv[0, : self.pv_len[0]]]
+        if index < len(self._pv_codes):
+            self._pv_codes[index] = codes
+        else:
+            self._pv_codes.append(codes)
+
+    def _info(self, depth, index, score, bound, t0, keep_pv=True) -> Info:
+        codes = self._pv_codes[index] if keep_pv and index < len(self._pv_codes) else []
+        return Info(
+            depth=depth,
+            seldepth=int(self.ctl[CTL_SELDEPTH]),
+            multipv=index + 1,
+            score=score,
+            bound=bound,
+            nodes=int(self.ctl[CTL_NODES]),
+            time_ms=self._elapsed_ms(t0),
+            hashfull=self.table.hashfull(),
+            pv=[move_to_uci(m) for m in codes],
+        )
+
+    def _done(self, limits: Limits, best: Info, n_root_moves: int) -> bool:
+        """Whether to stop deepening after an iteration."""
+        if limits.mate is not None and best.mate_in is not None and 0 < best.mate_in <= limits.mate:
+            return True
+        if self._pondering or limits.infinite:
+            return False
+        soft = self._budget.soft_ms
+        if soft is None:
+            return False
+        if n_root_moves == 1:
+            return True  # a forced move needs no thought on the clock
+        return self._elapsed_ms(self._started) >= soft
+
+    def _result(self, completed: list[Info], root_moves: list[int], t0: float) -> SearchResult:
+        nodes = int(self.ctl[CTL_NODES])
+        if not completed or not completed[0].pv:
+            return SearchResult(move_to_uci(root_moves[0]), None, 0, 0, nodes, self._elapsed_ms(t0), completed)
+        best = completed[0]
+        ponder = best.pv[1] if len(best.pv) > 1 else None
+        return SearchResult(best.pv[0], ponder, best.score, best.depth, nodes, self._elapsed_ms(t0), completed)
