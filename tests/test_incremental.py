@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from transpo import START_FEN, Position
-from transpo.core.board import SQ64_TO_120, ST_EG, ST_MG, ST_PHASE, ST_PLY
+from transpo.core.board import SQ64_TO_120, ST_EG, ST_MG, ST_PHASE, ST_PLY, ST_SIDE
 from transpo.core.keys import KEY_SET_NAMES, compute_key
 from transpo.core.makemove import make_move, unmake_move
 
@@ -150,3 +150,20 @@ def test_long_game_push_pop_round_trip():
             p.pop()
             assert_same_snapshot(snapshot(p), trail.pop())
         assert_same_snapshot(snapshot(p), start)
+
+
+@pytest.mark.parametrize("fen", [fen for fen in FENS if not Position.from_fen(fen).is_check()])
+def test_null_move_key_matches_scratch_and_unmake_restores(fen):
+    from transpo.core.makemove import make_null, unmake_null
+
+    p = Position.from_fen(fen)
+    board, state, key = p.board.copy(), p.state.copy(), p.key
+    make_null(p.state, p.keys, p.undo, p.zobrist)
+    assert p.turn != "wb"[int(state[ST_SIDE])]
+    assert p.key == int(compute_key(p.board, p.state, p.zobrist))
+    assert p.key != key
+    assert p.fen().split()[3] == "-"
+    unmake_null(p.state, p.undo)
+    np.testing.assert_array_equal(p.board, board)
+    np.testing.assert_array_equal(p.state, state)
+    assert p.key == key

@@ -1,0 +1,71 @@
+"""Signature pinning (NUMBA.md traps 2 and 3): every hot numba entry point has exactly one
+compiled signature after the whole suite ran, whatever Python values it was called with.
+
+The file name sorts last so that this runs after the other test files.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from transpo import Position
+from transpo.core import keys, makemove, movegen, perft
+
+ENTRY_POINTS = {
+    "generate_moves": movegen.generate_moves,
+    "has_legal_move": movegen.has_legal_move,
+    "is_attacked": movegen.is_attacked,
+    "in_check": movegen.in_check,
+    "make_move": makemove.make_move,
+    "unmake_move": makemove.unmake_move,
+    "make_null": makemove.make_null,
+    "unmake_null": makemove.unmake_null,
+    "is_repetition": makemove.is_repetition,
+    "perft": perft.perft,
+    "compute_key": keys.compute_key,
+}
+
+
+def _exercise_with_python_values() -> None:
+    """Call the entry points with Python ints, bools and literals, the way careless callers do."""
+    p = Position()
+    buf = np.zeros(256, dtype=np.int32)
+    movegen.is_attacked(p.board, 25, 1)
+    movegen.is_attacked(p.board, np.int64(46), np.int32(0))
+    movegen.generate_moves(p.board, p.state, buf, 0, False)
+    movegen.generate_moves(p.board, p.state, buf, np.int32(0), True)
+    movegen.has_legal_move(p.board, p.state, buf)
+    movegen.in_check(p.board, p.state)
+    move = p.encoded_moves()[0]
+    makemove.make_move(p.board, p.state, p.keys, p.undo, move, p.zobrist, makemove.EMPTY_PSQ)
+    makemove.unmake_move(p.board, p.state, p.undo, np.int32(move))
+    makemove.make_null(p.state, p.keys, p.undo, p.zobrist)
+    makemove.unmake_null(p.state, p.undo)
+    makemove.is_repetition(p.state, p.keys, 2)
+    keys.compute_key(p.board, p.state, p.zobrist)
+    perft.perft(p.board, p.state, p.keys, p.undo, p.zobrist, makemove.EMPTY_PSQ, np.zeros(512, np.int32), 2, 1)
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_entry_point_has_exactly_one_signature(name):
+    _exercise_with_python_values()
+    func = ENTRY_POINTS[name]
+    assert len(func.signatures) == 1, func.signatures
+    assert len(func.nopython_signatures) == 1
+
+
+def test_wrong_dtype_is_refused_not_compiled():
+    """An int16 board or a Fortran-ordered undo stack must raise, not compile a second version."""
+    p = Position()
+    buf = np.zeros(256, dtype=np.int32)
+    with pytest.raises(TypeError):
+        movegen.generate_moves(p.board.astype(np.int16), p.state, buf, 0, False)
+    with pytest.raises(TypeError):
+        movegen.generate_moves(p.board, p.state.astype(np.int32), buf, 0, False)
+    with pytest.raises(TypeError):
+        keys.compute_key(p.board, p.state, p.zobrist.astype(np.int64))
+    with pytest.raises(TypeError):
+        makemove.unmake_move(p.board, p.state, np.asfortranarray(p.undo), 0)
+    for func in ENTRY_POINTS.values():
+        assert len(func.signatures) == 1
