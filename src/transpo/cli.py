@@ -62,7 +62,8 @@ def _add_position_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--moves", nargs="*", default=[], metavar="M", help="UCI moves played from the FEN")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
+    """The argument parser; ``with_lab=False`` leaves out ``lab`` (its modules load numba and matplotlib)."""
     parser = _Parser(prog="transpo", description="Transpo chess engine and hash lab (no command: UCI engine)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -78,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("--keys", choices=KEY_SET_NAMES, default="polyglot", help="key set (default polyglot)")
     key.add_argument("--seed", type=lambda s: int(s, 0), default=DEFAULT_PRNG_SEED, help="seed of the prng key set")
     key.set_defaults(func=cmd_key)
+
+    if with_lab:
+        from transpo.lab.commands import add_lab_parser
+
+        add_lab_parser(sub, _Parser)
     return parser
 
 
@@ -85,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``transpo`` console command."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(with_lab=bool(argv) and argv[0] in ("lab", "-h", "--help")).parse_args(argv)
         if args.command is None:
             from transpo.engine.uci import run_uci
 

@@ -55,6 +55,7 @@ TI_SIG_BITS = 3  # signature width, 8..64
 TI_INDEX_BITS = 4  # log2(buckets)
 TI_AUDIT = 5  # 1: compare the independent check key on every hit
 TI_ENABLED = 6  # 0: the search neither probes nor stores (the lab's "no table")
+TI_FORCE_EVERY = 7  # lab: every Nth probe that misses returns another position's entry (0: never)
 # ... and counters
 TI_PROBES = 8
 TI_HITS = 9
@@ -63,8 +64,9 @@ TI_STORES = 11
 TI_REPLACEMENTS = 12  # stores that overwrote another position's live entry
 TI_FALSE_HITS = 13  # audit: signature matched but the position differed
 TI_FORCED = 14  # lab: forced false hits injected
+TI_COMPARED = 15  # live slots whose signature a probe compared (Koistinen's s, summed over probes)
 INFO_SIZE = 16
-COUNTER_NAMES = ("probes", "hits", "cutoffs", "stores", "replacements", "false_hits", "forced_false_hits")
+COUNTER_NAMES = ("probes", "hits", "cutoffs", "stores", "replacements", "false_hits", "forced_false_hits", "compared")
 
 
 @njit(cache=True, inline="always")
@@ -140,21 +142,32 @@ def data_generation(data):
 def probe(table, info, check, key, check_key):
     """Word index of the entry for ``key`` (its data word is index + 1), or -1.
 
-    Counts probes and hits; in audit mode a hit whose independent check key
-    differs is counted as a false hit (it is still returned: the search uses
-    it exactly as it would without the audit).
+    Counts probes, compared slots and hits; in audit mode a hit whose
+    independent check key differs is counted as a false hit (it is still
+    returned: the search uses it exactly as it would without the audit).
+    With ``TI_FORCE_EVERY`` = N, every Nth probe that finds nothing returns
+    a live entry of another position instead (the lab's forced crash).
     """
     info[TI_PROBES] += 1
     base = np.int64(key & np.uint64(info[TI_MASK])) * WORDS_PER_BUCKET
     mask = signature_mask(info)
+    live = -1
     for slot in range(SLOTS):
         w = base + 2 * slot
         data = table[w + 1]
-        if data_bound(data) != BOUND_NONE and ((table[w] ^ key) & mask) == 0:
+        if data_bound(data) == BOUND_NONE:
+            continue
+        info[TI_COMPARED] += 1
+        live = w
+        if ((table[w] ^ key) & mask) == 0:
             info[TI_HITS] += 1
             if info[TI_AUDIT] != 0 and check[w >> 1] != check_key:
                 info[TI_FALSE_HITS] += 1
             return w
+    force = info[TI_FORCE_EVERY]
+    if force > 0 and live >= 0 and info[TI_PROBES] % force == 0:
+        info[TI_FORCED] += 1  # the lab's injected crash: answer with another position's entry
+        return live
     return -1
 
 
@@ -328,8 +341,14 @@ class TranspositionTable:
     def reset_counters(self) -> None:
         self.info[TI_PROBES:INFO_SIZE] = 0
 
+    def set_forced_false_hits(self, every: int) -> None:
+        """Lab: make every ``every``-th missing probe return another position's entry (0: off)."""
+        if every < 0:
+            raise ValueError("forced false-hit interval must be >= 0")
+        self.info[TI_FORCE_EVERY] = every
+
     def counters(self) -> dict[str, int]:
-        """probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits."""
+        """probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared."""
         return {name: int(self.info[TI_PROBES + i]) for i, name in enumerate(COUNTER_NAMES)}
 
     def hashfull(self) -> int:
