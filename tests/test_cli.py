@@ -151,8 +151,8 @@ def test_error_messages_name_the_fault(results):
     assert "depth must be >= 0" in results["negative_depth"].stderr
 
 
-@pytest.mark.xfail(strict=True, reason="src bug: an overflowing FEN clock raises OverflowError, which the CLI does not catch")
 def test_huge_fen_clock_is_a_one_line_error():
+    """Regression: an overflowing FEN clock raised OverflowError, which the CLI printed as a traceback."""
     r = run_cli(HUGE_CLOCK)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith("error: ") and len(r.stderr.splitlines()) == 1
