@@ -227,3 +227,15 @@ def test_repetition_counts_positions_from_the_fen_only():
     q = Position.from_fen(p.fen())
     assert q.key == p.key
     assert p.is_repetition(2) and not q.is_repetition(2)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src bug: Position.is_repetition(1) is False although the position has occurred once "
+    "(docstring: 'this time included'); makemove.is_repetition(state, keys, 0) never counts the current position",
+)
+def test_is_repetition_one_is_always_true():
+    p = Position()
+    assert p.is_repetition(1)
+    p.push("e2e4")
+    assert p.is_repetition(1)
