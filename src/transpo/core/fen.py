@@ -56,6 +56,8 @@ class InvalidFEN(ValueError):
 
 def parse_fen(fen: str) -> tuple[np.ndarray, np.ndarray]:
     """Board and state arrays of a FEN string; raises :class:`InvalidFEN`."""
+    if not isinstance(fen, str):
+        raise InvalidFEN(f"a FEN must be a string, not {type(fen).__name__}")
     fields = fen.split()
     if len(fields) not in (4, 6):
         raise InvalidFEN(f"expected 6 fields (or 4), got {len(fields)} in {fen!r}")
@@ -146,9 +148,12 @@ def _en_passant(board: np.ndarray, side: int, text: str) -> int:
     return ep if board[pawn_sq - 1] == own_pawn or board[pawn_sq + 1] == own_pawn else 0
 
 
+MAX_COUNTER = 1_000_000  # far beyond any game, far below int64 overflow
+
+
 def _counter(text: str, name: str, minimum: int) -> int:
-    if not text.isdigit() or int(text) < minimum:
-        raise InvalidFEN(f"{name} must be an integer >= {minimum}, not {text!r}")
+    if not (text.isascii() and text.isdigit()) or not minimum <= int(text) <= MAX_COUNTER:
+        raise InvalidFEN(f"{name} must be an integer from {minimum} to {MAX_COUNTER}, not {text!r}")
     return int(text)
 
 
