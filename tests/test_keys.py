@@ -229,11 +229,6 @@ def test_repetition_counts_positions_from_the_fen_only():
     assert p.is_repetition(2) and not q.is_repetition(2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: Position.is_repetition(1) is False although the position has occurred once "
-    "(docstring: 'this time included'); makemove.is_repetition(state, keys, 0) never counts the current position",
-)
 def test_is_repetition_one_is_always_true():
     p = Position()
     assert p.is_repetition(1)

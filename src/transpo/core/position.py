@@ -126,6 +126,8 @@ class Position:
 
     def is_repetition(self, count: int = 3) -> bool:
         """True if the position has occurred ``count`` times in the history (this time included)."""
+        if count <= 1:
+            return True
         return bool(is_repetition(self.state, self.keys, count - 1))
 
     def is_insufficient_material(self) -> bool:
