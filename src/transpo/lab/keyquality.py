@@ -1,0 +1,498 @@
+"""``transpo lab keys``: how good are the Zobrist key sets, as bit patterns and along games?
+
+For each key set (``polyglot``, ``prng``, ``knuth``: the 781 keys of
+:func:`transpo.core.keys.raw_key_set`) and each width ``b`` in 16, 32, 64 the keys are
+truncated two ways, because the table uses both ends of a key:
+
+* ``high``: the top ``b`` bits (``key >> (64 - b)``), what a ``b``-bit *signature* compares;
+* ``low``: the bottom ``b`` bits (``key & (2^b - 1)``), where the bucket *index* comes from.
+
+Measured per truncation:
+
+* **GF(2) rank** of the 781 x b bit matrix (at most ``b``): below ``b``, some key bit is an
+  XOR of others and the keys span fewer than ``2^b`` values.
+* **Dependent subsets** of at most 4 keys whose XOR is zero (a zero key, two equal keys,
+  ``a^b == c``, ``a^b == c^d``): a position change that toggles exactly those keys leaves the key
+  unchanged, so two different positions collide by construction, whatever the table size.
+* **Pairwise Hamming distance** (minimum and mean over all 304,590 pairs) and **per-bit
+  balance** (fraction of ones per bit, largest deviation from 1/2).
+* **Linear complexity** of each bit column (Berlekamp-Massey over the 781 keys in order):
+  about 390 for random bits; a generator whose bit follows a short linear recurrence shows it here.
+
+Along games (64-bit keys): the Hamming distance between the keys of positions ``k`` plies apart
+in seeded random legal playouts, ``k`` = 1..32, and between random positions of different games,
+to test the thread's claim that positions close in the game have close (or far) keys.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from transpo.core.keys import DEFAULT_PRNG_SEED, KEY_SET_NAMES, RAW_KEYS, compute_key, key_set, raw_key_set
+from transpo.core.position import Position
+from transpo.lab.common import add_common_options, make_report, run_parallel, selected_positions
+from transpo.lab.odds import Section, emit_sections
+
+DEFAULT_WIDTHS = (16, 32, 64)
+DEFAULT_DISTANCES = (1, 2, 4, 8, 16, 32)
+MAX_SUBSET = 4
+PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")
+CASTLE_NAMES = ("white O-O", "white O-O-O", "black O-O", "black O-O-O")
+
+
+# --- key-table measures --------------------------------------------------------------
+
+
+def truncate(keys: np.ndarray, bits: int, end: str) -> np.ndarray:
+    """The top (``end="high"``) or bottom (``"low"``) ``bits`` bits of each 64-bit key, as uint64."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    if bits == 64:
+        return keys.copy()
+    if end == "high":
+        return keys >> np.uint64(64 - bits)
+    if end == "low":
+        return keys & np.uint64((1 << bits) - 1)
+    raise ValueError(f"truncation end must be 'high' or 'low', not {end!r}")
+
+
+def gf2_rank(keys: Sequence[int] | np.ndarray) -> int:
+    """Rank over GF(2) of the keys as bit vectors (Gaussian elimination on an XOR basis)."""
+    basis: dict[int, int] = {}
+    for value in keys:
+        v = int(value)
+        while v:
+            top = v.bit_length() - 1
+            if top not in basis:
+                basis[top] = v
+                break
+            v ^= basis[top]
+    return len(basis)
+
+
+def dependent_subsets(keys: np.ndarray, max_size: int = MAX_SUBSET) -> dict[int, np.ndarray]:
+    """Every set of at most ``max_size`` (<= 4) distinct key indices whose keys XOR to zero.
+
+    Returns {size: int64 array of sorted index tuples, shape (count, size)}.  Size 1 is a zero
+    key, 2 two equal keys, 3 ``a^b == c`` (a hash lookup of every pair XOR among the keys),
+    4 ``a^b == c^d`` with four distinct indices (equal pair XORs, found by sorting them).
+    """
+    if not 1 <= max_size <= 4:
+        raise ValueError("dependent subsets are searched up to size 4")
+    k = np.asarray(keys, dtype=np.uint64)
+    n = len(k)
+    found: dict[int, np.ndarray] = {1: np.flatnonzero(k == 0).astype(np.int64).reshape(-1, 1)}
+    if max_size == 1:
+        return found
+    first, second = np.triu_indices(n, 1)
+    pair_xor = k[first] ^ k[second]
+    equal = pair_xor == 0
+    found[2] = np.stack([first[equal], second[equal]], axis=1).astype(np.int64)
+    if max_size >= 3:
+        order = np.argsort(k, kind="stable")
+        ordered = k[order]
+        low = np.searchsorted(ordered, pair_xor, "left")
+        high = np.searchsorted(ordered, pair_xor, "right")
+        triples = set()
+        for p in np.flatnonzero(high > low):
+            a, b = int(first[p]), int(second[p])
+            for c in order[low[p] : high[p]]:
+                if c != a and c != b:
+                    triples.add(tuple(sorted((a, b, int(c)))))
+        found[3] = np.array(sorted(triples), dtype=np.int64).reshape(-1, 3)
+    if max_size >= 4:
+        order = np.argsort(pair_xor, kind="stable")
+        ordered = pair_xor[order]
+        codes = []
+        gap = 1
+        while gap < len(ordered):
+            same = np.flatnonzero(ordered[:-gap] == ordered[gap:])  # equal pair XORs `gap` apart in sorted order
+            if not len(same):
+                break
+            one, two = order[same], order[same + gap]
+            quad = np.stack([first[one], second[one], first[two], second[two]], axis=1).astype(np.int64)
+            quad.sort(axis=1)
+            distinct = np.all(quad[:, 1:] != quad[:, :-1], axis=1)
+            q = quad[distinct]
+            codes.append(((q[:, 0] * n + q[:, 1]) * n + q[:, 2]) * n + q[:, 3])
+            gap += 1
+        code = np.unique(np.concatenate(codes)) if codes else np.empty(0, dtype=np.int64)
+        digits = [code // n**3, code // n**2 % n, code // n % n, code % n]
+        found[4] = np.stack(digits, axis=1).astype(np.int64) if len(code) else np.empty((0, 4), dtype=np.int64)
+    return found
+
+
+def popcount(values: np.ndarray) -> np.ndarray:
+    """Ones in each uint64."""
+    return np.bitwise_count(np.asarray(values, dtype=np.uint64)).astype(np.int64)
+
+
+def pairwise_hamming(keys: np.ndarray) -> np.ndarray:
+    """Hamming distances of all unordered pairs of keys."""
+    k = np.asarray(keys, dtype=np.uint64)
+    first, second = np.triu_indices(len(k), 1)
+    return popcount(k[first] ^ k[second])
+
+
+def bit_balance(keys: np.ndarray, bits: int) -> np.ndarray:
+    """Fraction of ones in each of the low ``bits`` bit positions (index 0 = least significant)."""
+    k = np.asarray(keys, dtype=np.uint64)
+    return np.array([float(((k >> np.uint64(i)) & np.uint64(1)).mean()) for i in range(bits)])
+
+
+def chi2_sf_even(x: float, df: int) -> float:
+    """P(chi-square with an even ``df`` exceeds ``x``): exp(-x/2) * sum_{j < df/2} (x/2)^j / j!."""
+    if df % 2:
+        raise ValueError("closed form for even degrees of freedom only")
+    half = x / 2
+    term, total = 1.0, 1.0
+    for j in range(1, df // 2):
+        term *= half / j
+        total += term
+    return min(1.0, math.exp(-half) * total)
+
+
+def balance_p_value(ones: np.ndarray, count: int) -> float:
+    """Chi-square p-value that every bit is one half the time (sum of squared z; df = bits, made even)."""
+    z2 = ((np.asarray(ones) - 0.5) ** 2 / (0.25 / count)).sum()
+    df = len(ones) + len(ones) % 2
+    return chi2_sf_even(float(z2), df)
+
+
+def lag_triples(keys: np.ndarray, short: int = 24, long: int = 55) -> np.ndarray:
+    """``key[i] ^ key[i - short] ^ key[i - long]``.
+
+    The low bit of Knuth's y(n) = y(n-24) + y(n-55) is an LFSR with that trinomial, and taking
+    every second draw keeps it; so for the ``knuth`` set bits 0 and 32 of these XORs are always zero.
+    """
+    k = np.asarray(keys, dtype=np.uint64)
+    return k[long:] ^ k[long - short : len(k) - short] ^ k[: len(k) - long]
+
+
+def linear_complexity(sequence: Sequence[int] | np.ndarray) -> int:
+    """Length of the shortest GF(2) linear recurrence that generates the 0/1 sequence (Berlekamp-Massey)."""
+    s = np.asarray(sequence, dtype=np.uint8) & 1
+    n = len(s)
+    c = np.zeros(n + 1, dtype=np.uint8)
+    b = np.zeros(n + 1, dtype=np.uint8)
+    c[0] = b[0] = 1
+    length, m = 0, -1
+    for i in range(n):
+        d = (int(s[i]) + int(np.count_nonzero(c[1 : length + 1] & s[i - length : i][::-1]))) & 1
+        if d:
+            t = c.copy()
+            shift = i - m
+            c[shift:] ^= b[: n + 1 - shift]
+            if 2 * length <= i:
+                length, m, b = i + 1 - length, i, t
+    return length
+
+
+def column_complexities(keys: np.ndarray) -> np.ndarray:
+    """Linear complexity of each of the 64 bit columns of a key table (index 0 = least significant bit)."""
+    k = np.asarray(keys, dtype=np.uint64)
+    return np.array([linear_complexity((k >> np.uint64(i)) & np.uint64(1)) for i in range(64)])
+
+
+def key_name(index: int) -> str:
+    """What a raw key stands for: 'white knight g1', 'castle black O-O', 'ep file c', 'white to move'."""
+    if index < 768:
+        kind, square = divmod(index, 64)
+        rank, file = divmod(square, 8)
+        colour = "white" if kind % 2 else "black"
+        return f"{colour} {PIECE_NAMES[kind // 2]} {'abcdefgh'[file]}{rank + 1}"
+    if index < 772:
+        return f"castle {CASTLE_NAMES[index - 768]}"
+    if index < 780:
+        return f"ep file {'abcdefgh'[index - 772]}"
+    return "white to move"
+
+
+def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: np.ndarray) -> list[dict[str, Any]]:
+    rows = []
+    for bits in widths:
+        for end in ("high", "low") if bits < 64 else ("full",):
+            t = truncate(keys, bits, end)
+            deps = dependent_subsets(t)
+            counts = {size: len(found) for size, found in deps.items()}
+            smallest = min((size for size, c in counts.items() if c), default=None)
+            distances = pairwise_hamming(t)
+            balance = bit_balance(t, bits)
+            columns = range(64 - bits, 64) if end == "high" else range(bits)
+            examples = [
+                [key_name(int(i)) for i in subset] for size in sorted(deps) for subset in deps[size][:3]
+            ][:6]
+            rows.append(
+                {
+                    "section": "table",
+                    "key_set": name,
+                    "bits": bits,
+                    "end": end,
+                    "rank": gf2_rank(t),
+                    "zero_keys": counts[1],
+                    "equal_pairs": counts[2],
+                    "dependent_triples": counts[3],
+                    "dependent_quads": counts[4],
+                    "smallest_dependent": smallest,
+                    "smallest_text": str(smallest) if smallest else f"none <= {MAX_SUBSET}",
+                    "expected_quads": math.comb(RAW_KEYS, 4) / 2.0**bits,
+                    "min_hamming": int(distances.min()),
+                    "mean_hamming": float(distances.mean()),
+                    "max_bit_deviation": float(np.abs(balance - 0.5).max()),
+                    "max_bit_z": float(np.abs(balance - 0.5).max() / math.sqrt(0.25 / len(t))),
+                    "balance_p": balance_p_value(balance, len(t)),
+                    "lag_triple_mean_weight": float(popcount(lag_triples(t)).mean()),
+                    "ones_fraction": balance.tolist(),
+                    "min_linear_complexity": int(complexity[list(columns)].min()),
+                    "dependent_examples": examples,
+                }
+            )
+    return rows
+
+
+def _table_task(item: tuple[str, int, tuple[int, ...]]) -> tuple[list[dict[str, Any]], list[int]]:
+    name, key_seed, widths = item
+    keys = raw_key_set(name, key_seed)
+    complexity = column_complexities(keys)
+    return table_rows(name, keys, widths, complexity), complexity.tolist()
+
+
+# --- distances along games -----------------------------------------------------------
+
+
+def playout(item: tuple[str, int, int, int, tuple[str, ...], int]) -> dict[str, Any]:
+    """One seeded random legal playout: the position identities and the 64-bit keys under every key set."""
+    fen, seed, game, plies, names, key_seed = item
+    rng = random.Random(f"{seed}:{game}")
+    zobs = {name: key_set(name, key_seed) for name in names}
+    pos = Position(fen)
+    ids: list[str] = []
+    keys: dict[str, list[int]] = {name: [] for name in names}
+
+    def record() -> None:
+        ids.append(" ".join(pos.fen().split()[:4]))
+        for name in names:
+            keys[name].append(int(compute_key(pos.board, pos.state, zobs[name])))
+
+    record()
+    for _ in range(plies):
+        moves = pos.encoded_moves()
+        if not moves:
+            break
+        pos.push_encoded(rng.choice(moves))
+        record()
+    return {"ids": ids, "keys": keys}
+
+
+def distance_rows(
+    games: list[dict[str, Any]], names: Sequence[str], distances: Sequence[int], seed: int, random_pairs: int
+) -> list[dict[str, Any]]:
+    rows = []
+    rng = np.random.default_rng([seed, 7])
+    # Random pairs of positions from different games (the "far apart" baseline), shared by all key sets.
+    owner = np.concatenate([np.full(len(g["ids"]), i) for i, g in enumerate(games)])
+    ply = np.concatenate([np.arange(len(g["ids"])) for g in games])
+    a = rng.integers(0, len(owner), random_pairs)
+    b = rng.integers(0, len(owner), random_pairs)
+    keep = owner[a] != owner[b]
+    a, b = a[keep], b[keep]
+    for name in names:
+        for k in list(distances) + ["random"]:
+            same = 0
+            values = []
+            if k == "random":
+                for i, j in zip(a, b, strict=True):
+                    gi, gj = games[owner[i]], games[owner[j]]
+                    if gi["ids"][ply[i]] == gj["ids"][ply[j]]:
+                        same += 1
+                        continue
+                    values.append(bin(gi["keys"][name][ply[i]] ^ gj["keys"][name][ply[j]]).count("1"))
+            else:
+                for g in games:
+                    ids, keys = g["ids"], g["keys"][name]
+                    for t in range(len(ids) - k):
+                        if ids[t] == ids[t + k]:
+                            same += 1  # the same position again (a repetition): distance 0 by definition
+                            continue
+                        values.append(bin(keys[t] ^ keys[t + k]).count("1"))
+            d = np.array(values, dtype=np.int64)
+            collided = int((d == 0).sum())
+            rows.append(
+                {
+                    "section": "games",
+                    "key_set": name,
+                    "k": k,
+                    "pairs": len(d),
+                    "repeated_positions": same,
+                    "mean": float(d.mean()) if len(d) else None,
+                    "std": float(d.std()) if len(d) else None,
+                    "min": int(d.min()) if len(d) else None,
+                    "max": int(d.max()) if len(d) else None,
+                    "collisions": collided,
+                    "histogram": np.bincount(d, minlength=65).tolist() if len(d) else [0] * 65,
+                }
+            )
+    return rows
+
+
+# --- output --------------------------------------------------------------------------
+
+SECTIONS: tuple[Section, ...] = (
+    (
+        "table",
+        (
+            ("key_set", "key set"),
+            ("bits", "bits"),
+            ("end", "end"),
+            ("rank", "GF(2) rank"),
+            ("equal_pairs", "equal pairs"),
+            ("dependent_triples", "a^b=c"),
+            ("dependent_quads", "a^b=c^d"),
+            ("smallest_text", "smallest dependent"),
+            ("min_hamming", "min dist"),
+            ("mean_hamming", "mean dist"),
+            ("max_bit_deviation", "max |ones-1/2|"),
+            ("balance_p", "balance χ² p"),
+            ("min_linear_complexity", "min column LC"),
+        ),
+        "The 781 keys as bit vectors (high = top bits: signature; low = bottom bits: index)",
+    ),
+    (
+        "games",
+        (
+            ("key_set", "key set"),
+            ("k", "plies apart"),
+            ("pairs", "pairs"),
+            ("repeated_positions", "repeats skipped"),
+            ("mean", "mean distance"),
+            ("std", "std"),
+            ("min", "min"),
+            ("max", "max"),
+            ("collisions", "equal keys"),
+        ),
+        "Hamming distance of 64-bit keys k plies apart in random playouts",
+    ),
+)
+
+
+def plot_keys(report: dict[str, Any], path: str) -> None:
+    """Left: mean (± std) and minimum distance against plies apart.  Right: distance histograms at k = 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in report["rows"] if r["section"] == "games"]
+    names = list(dict.fromkeys(r["key_set"] for r in rows))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
+    for number, name in enumerate(names):
+        mine = [r for r in rows if r["key_set"] == name and r["pairs"]]
+        labels = [str(r["k"]) for r in mine]
+        x = np.arange(len(mine)) + (number - (len(names) - 1) / 2) * 0.12
+        left.errorbar(x, [r["mean"] for r in mine], yerr=[r["std"] for r in mine], fmt="o-", capsize=3,
+                      color=f"C{number}", label=f"{name}: mean ± std")
+        left.plot(x, [r["min"] for r in mine], "v", color=f"C{number}", label=f"{name}: minimum")
+        left.set_xticks(np.arange(len(mine)), labels)
+    left.axhline(32, color="grey", ls="--", lw=0.8)
+    left.set_xlabel("plies apart in the game (random: different games)")
+    left.set_ylabel("Hamming distance of the 64-bit keys")
+    left.set_ylim(0, 50)
+    left.set_title("Does closeness in the game matter?")
+    left.legend(fontsize=7, ncol=2, loc="lower right")
+    bins = np.arange(65)
+    for number, name in enumerate(names):
+        first = next(r for r in rows if r["key_set"] == name and r["k"] == rows[0]["k"])
+        hist = np.array(first["histogram"], dtype=float)
+        if hist.sum():
+            right.step(bins, hist / hist.sum(), where="mid", color=f"C{number}", label=f"{name}, k = {first['k']}")
+    binomial = np.array([math.comb(64, i) for i in bins], dtype=float) / 2.0**64
+    right.plot(bins, binomial, "k:", label="Binomial(64, 1/2)")
+    right.set_xlim(10, 54)
+    right.set_xlabel("Hamming distance")
+    right.set_ylabel("fraction of pairs")
+    right.set_title("Distance between consecutive positions")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- command -------------------------------------------------------------------------
+
+
+def build_report(args: argparse.Namespace) -> dict[str, Any]:
+    names = list(dict.fromkeys(args.key_sets))
+    if any(not 1 <= b <= 64 for b in args.widths):
+        raise ValueError("--widths must be 1..64")
+    if any(k < 1 for k in args.distances) or args.games < 1 or args.plies < 1:
+        raise ValueError("--distances, --games and --plies must be positive")
+    positions = selected_positions(args)
+    config = {
+        "key_sets": names,
+        "key_seed": args.key_seed,
+        "widths": list(args.widths),
+        "truncation": "high = key >> (64 - b) (signature bits), low = key & (2^b - 1) (index bits)",
+        "max_subset": MAX_SUBSET,
+        "distances": list(args.distances),
+        "games": args.games,
+        "plies": args.plies,
+        "random_pairs": args.random_pairs,
+        "positions": args.positions or "built-in",
+        "position_count": len(positions),
+        "seed": args.seed,
+        "jobs": args.jobs,
+    }
+    tables = {name: raw_key_set(name, args.key_seed) for name in names}
+    widths = tuple(sorted(set(args.widths)))
+    measured = run_parallel(_table_task, [(name, args.key_seed, widths) for name in names], args.jobs, "key tables")
+    rows: list[dict[str, Any]] = [row for table, _ in measured for row in table]
+    complexity = {name: np.array(c) for name, (_, c) in zip(names, measured, strict=True)}
+    items = [
+        (positions[g % len(positions)][0], args.seed, g, args.plies, tuple(names), args.key_seed)
+        for g in range(args.games)
+    ]
+    games = run_parallel(playout, items, args.jobs, "random playouts")
+    rows += distance_rows(games, names, args.distances, args.seed, args.random_pairs)
+    summary: dict[str, Any] = {}
+    for name in names:
+        full = [r for r in rows if r["section"] == "table" and r["key_set"] == name and r["bits"] == 64]
+        if full:
+            summary[f"{name}_rank64"] = full[0]["rank"]
+            summary[f"{name}_smallest_dependent_64"] = full[0]["smallest_text"]
+        means = [r["mean"] for r in rows if r["section"] == "games" and r["key_set"] == name and r["mean"] is not None]
+        summary[f"{name}_game_distance_mean_range"] = f"{min(means):.2f}..{max(means):.2f}"
+        summary[f"{name}_min_column_linear_complexity"] = int(complexity[name].min())
+        summary[f"{name}_lag_24_55_triple_weight"] = float(popcount(lag_triples(tables[name])).mean())
+    summary["plies_recorded"] = sum(len(g["ids"]) for g in games)
+    return make_report("keys", config, rows, summary)
+
+
+def run(args: argparse.Namespace) -> None:
+    emit_sections(build_report(args), args, SECTIONS, plot_keys)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "keys",
+        help="key-set quality: GF(2) rank, small dependent subsets, Hamming distances, distances along games",
+        description=__doc__.split("\n\n")[0],
+    )
+    parser.add_argument("--key-sets", nargs="+", choices=KEY_SET_NAMES, default=list(KEY_SET_NAMES), metavar="SET",
+                        help=f"key sets to measure (default: {' '.join(KEY_SET_NAMES)})")
+    parser.add_argument("--key-seed", type=lambda s: int(s, 0), default=DEFAULT_PRNG_SEED,
+                        help="seed of the prng key set (default: the engine's)")
+    parser.add_argument("--widths", type=int, nargs="+", default=list(DEFAULT_WIDTHS), metavar="B",
+                        help="truncation widths in bits (default 16 32 64)")
+    parser.add_argument("--distances", type=int, nargs="+", default=list(DEFAULT_DISTANCES), metavar="K",
+                        help="plies apart (default 1 2 4 8 16 32)")
+    parser.add_argument("--games", type=int, default=96, help="random playouts (default 96, cycling over positions)")
+    parser.add_argument("--plies", type=int, default=80, help="plies per playout (default 80)")
+    parser.add_argument("--random-pairs", type=int, default=20000,
+                        help="pairs of positions from different games for the baseline (default 20000)")
+    add_common_options(parser)
+    parser.set_defaults(func=run)
