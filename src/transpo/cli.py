@@ -1,7 +1,10 @@
 """The ``transpo`` command: a thin dispatcher over the core, the engine and the lab.
 
-With no arguments it runs the UCI engine.  Every error becomes one line
-``error: ...`` on stderr and exit status 2; no traceback reaches the user.
+With no arguments (or ``uci``) it runs the UCI engine.  Every error becomes one
+line ``error: ...`` on stderr and exit status 2; no traceback reaches the user.
+
+Nothing numba-compiled is imported at module level: the UCI engine must answer
+``uci`` at once while the compiled core loads in the background.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from transpo.core.fen import START_FEN
-from transpo.core.keys import DEFAULT_PRNG_SEED, KEY_SET_NAMES
+ANALYSE_DEFAULT_DEPTH = 12
+ANALYSE_DEFAULT_MOVETIME = 3000
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,9 +27,12 @@ class _UsageError(Exception):
     pass
 
 
-def _position(fen: str, moves: Sequence[str], keys: str = "polyglot", seed: int = DEFAULT_PRNG_SEED):
+def _position(fen: str, moves: Sequence[str], keys: str = "polyglot", seed: int | None = None):
+    from transpo.core.keys import DEFAULT_PRNG_SEED
     from transpo.core.position import Position
 
+    if seed is None:
+        seed = DEFAULT_PRNG_SEED
     position = Position.from_fen(fen, keys, seed)
     for move in moves:
         position.push(move)
@@ -57,13 +63,130 @@ def cmd_key(args: argparse.Namespace) -> None:
     print(f"0x{position.key:016x}")
 
 
+def _uci_limits(args: argparse.Namespace):
+    """Limits of ``analyse``: the one given, else depth 12 and at most 3 s."""
+    from transpo.engine.timeman import Limits
+
+    for name in ("depth", "movetime", "nodes"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ValueError(f"--{name} must be >= 1")
+    if args.depth is None and args.movetime is None and args.nodes is None:
+        return Limits(depth=ANALYSE_DEFAULT_DEPTH, movetime=ANALYSE_DEFAULT_MOVETIME)
+    return Limits(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
+
+
+def _score_text(info) -> str:
+    """A score for people, from the side to move's point of view: +0.35, #3, #-2."""
+    if info.mate_in is not None:
+        return f"#{info.mate_in}"
+    return f"{info.score / 100:+.2f}"
+
+
+def _san(board, pv: Sequence[str]) -> str:
+    """The PV in SAN with move numbers (UCI if python-chess refuses a move)."""
+    import chess
+
+    try:
+        return board.variation_san([chess.Move.from_uci(move) for move in pv])
+    except (ValueError, AssertionError):
+        return " ".join(pv)
+
+
+def cmd_analyse(args: argparse.Namespace) -> None:
+    import chess
+    from rich.console import Console
+    from rich.table import Table
+
+    from transpo.engine.engine import Engine
+
+    if not 1 <= args.multipv <= 256:
+        raise ValueError("--multipv must be 1..256")
+    limits = _uci_limits(args)
+    position = _position(args.fen, args.moves)
+    board = chess.Board(position.fen())
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"Position: {position.fen()}")
+    if not position.legal_moves():
+        console.print(f"No legal move: {position.status().value}")
+        return
+    engine = Engine(hash_mb=args.hash, multipv=args.multipv)
+
+    def on_info(info) -> None:
+        bound = {"lowerbound": " (lower bound)", "upperbound": " (upper bound)"}.get(info.bound or "", "")
+        line = f" {info.multipv}" if args.multipv > 1 else ""
+        console.print(
+            f"depth {info.depth:>2}/{info.seldepth:<2}{line} score {_score_text(info):>7}{bound}"
+            f"  nodes {info.nodes:>10,}  nps {info.nps:>9,}  time {info.time_ms:>6} ms  pv {_san(board, info.pv)}"
+        )
+
+    result = engine.search(position, limits, on_info)
+    console.print()
+    if result.best_move is None:
+        console.print("No move found")
+        return
+    best_san = board.san(chess.Move.from_uci(result.best_move))
+    console.print(
+        f"Best move: {best_san} ({result.best_move})  depth {result.depth}  nodes {result.nodes:,}"
+        f"  time {result.time_ms} ms  nps {int(result.nodes * 1000 / max(result.time_ms, 1)):,}"
+    )
+    for info in result.lines:
+        console.print(f"PV {info.multipv}: {_score_text(info)}  {_san(board, info.pv)}")
+    table = engine.table
+    counters = table.counters()
+    stats = Table(title="Transposition table")
+    stats.add_column("statistic")
+    stats.add_column("value", justify="right")
+    probes = counters["probes"]
+    rows = [
+        ("size", f"{table.size_mb} MB, {table.entries:,} entries, policy {table.policy}"),
+        ("hashfull", f"{table.hashfull()} per mille"),
+        ("probes", f"{probes:,}"),
+        ("hits", f"{counters['hits']:,} ({100 * counters['hits'] / max(probes, 1):.1f}%)"),
+        ("cutoffs", f"{counters['cutoffs']:,}"),
+        ("stores", f"{counters['stores']:,}"),
+        ("replacements", f"{counters['replacements']:,}"),
+    ]
+    for name, value in rows:
+        stats.add_row(name, value)
+    console.print(stats)
+
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    from transpo.engine.bench import POSITIONS, run_bench
+
+    if args.depth < 1:
+        raise ValueError("--depth must be >= 1")
+
+    def on_line(line) -> None:
+        best = line.best_move or "(none)"
+        print(f"Position {line.index:>2}/{len(POSITIONS)}  {best:<6} nodes {line.nodes:>10}  {line.time_ms:>8.0f} ms  {line.fen}", flush=True)
+
+    result = run_bench(args.depth, args.hash, on_line=on_line)
+    print("=" * 40)
+    print(f"Depth: {result.depth}")
+    print(f"Total time (ms): {result.time_s * 1000:.0f}")
+    print(f"Nodes searched: {result.nodes}")
+    print(f"Nodes/second: {result.nps}")
+
+
+def cmd_uci(args: argparse.Namespace) -> None:
+    from transpo.engine.uci import run_uci
+
+    run_uci()
+
+
 def _add_position_args(parser: argparse.ArgumentParser) -> None:
+    from transpo.core.fen import START_FEN
+
     parser.add_argument("--fen", default=START_FEN, help="position (default: start position)")
     parser.add_argument("--moves", nargs="*", default=[], metavar="M", help="UCI moves played from the FEN")
 
 
 def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``with_lab=False`` leaves out ``lab`` (its modules load numba and matplotlib)."""
+    from transpo.core.keys import DEFAULT_PRNG_SEED, KEY_SET_NAMES
+
     parser = _Parser(prog="transpo", description="Transpo chess engine and hash lab (no command: UCI engine)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -80,6 +203,30 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     key.add_argument("--seed", type=lambda s: int(s, 0), default=DEFAULT_PRNG_SEED, help="seed of the prng key set")
     key.set_defaults(func=cmd_key)
 
+    uci = sub.add_parser("uci", help="run the UCI engine (also the default with no command)")
+    uci.set_defaults(func=cmd_uci)
+
+    analyse = sub.add_parser(
+        "analyse",
+        help="analyse a position: iteration lines, best move and PV in SAN, table statistics",
+        description="Without a limit: depth 12, but at most 3000 ms.",
+    )
+    _add_position_args(analyse)
+    limit = analyse.add_mutually_exclusive_group()
+    limit.add_argument("--depth", type=int, help="search this many plies")
+    limit.add_argument("--movetime", type=int, metavar="MS", help="search this many milliseconds")
+    limit.add_argument("--nodes", type=int, help="search about this many nodes")
+    analyse.add_argument("--hash", type=int, default=64, metavar="MB", help="table size in MB (default 64)")
+    analyse.add_argument("--multipv", type=int, default=1, metavar="K", help="show the K best lines (default 1)")
+    analyse.set_defaults(func=cmd_analyse)
+
+    from transpo.engine.bench import DEFAULT_DEPTH, DEFAULT_HASH_MB
+
+    bench = sub.add_parser("bench", help="fixed-depth search of the bench positions: node signature and speed")
+    bench.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"depth of every search (default {DEFAULT_DEPTH})")
+    bench.add_argument("--hash", type=int, default=DEFAULT_HASH_MB, metavar="MB", help=f"table size (default {DEFAULT_HASH_MB})")
+    bench.set_defaults(func=cmd_bench)
+
     if with_lab:
         from transpo.lab.commands import add_lab_parser
 
@@ -90,6 +237,10 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``transpo`` console command."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv in ([], ["uci"]):  # straight to the engine: no parser, nothing compiled imported
+        from transpo.engine.uci import run_uci
+
+        return run_uci()
     try:
         args = build_parser(with_lab=bool(argv) and argv[0] in ("lab", "-h", "--help")).parse_args(argv)
         if args.command is None:

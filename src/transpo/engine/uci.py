@@ -1,0 +1,623 @@
+"""The UCI protocol: Transpo as an engine for chess GUIs and match runners.
+
+Threads
+-------
+* The **main thread** only reads standard input, line by line.  ``quit`` and
+  end of input are acted on there at once (the search is stopped and the
+  process exits), so they work even while another command waits.
+* A **command thread** executes the other lines in order.  Only it touches the
+  position and the options.
+* A **warm-up thread**, started before the first line is read, imports the
+  compiled engine (numba loads or compiles it) and runs a depth-2 search, then
+  builds the real :class:`~transpo.engine.engine.Engine`.  ``uci`` is answered
+  without it (this module imports nothing compiled at module level: the option
+  list is built from constants); ``isready``, ``position``, ``go``, ``d`` and
+  ``ucinewgame`` wait for it.  ``setoption`` does not wait: the values are kept
+  and applied when the engine exists.
+* A **search thread** per ``go`` runs ``Engine.search`` (the compiled search
+  releases the GIL, so ``stop`` and ``ponderhit`` get through).  It prints the
+  ``info`` lines and then ``bestmove``; under ``go infinite`` and ``go ponder``
+  it holds ``bestmove`` back until ``stop`` (or ``ponderhit``) even if the
+  search ended by itself.
+
+``quit`` and end of input stop the running search at once; lines read before
+them are still executed (a ``go`` among them searches one ply), for at most
+``QUIT_GRACE_S`` seconds, then the process exits even if the warm-up is
+still compiling.  At end of input (not after ``quit``) the warm-up is first
+allowed to finish, so ``printf 'go depth 5\n' | transpo`` answers.
+
+Robustness
+----------
+Every line is handled inside ``try``: a malformed command, an unknown command,
+a bad FEN or an illegal move is answered by ``info string error: ...`` and the
+command is refused as a whole.  In particular a ``position`` command that fails
+leaves the position **exactly as it was before that command** (not the last good
+state inside it).  A malformed ``go`` starts no search (and so prints no
+``bestmove``).  Leading unknown tokens are skipped as the UCI spec asks
+(``joho debug on`` runs ``debug on``).  No traceback is ever printed; output is
+flushed line by line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, TextIO
+
+if TYPE_CHECKING:  # pragma: no cover
+    from transpo.core.position import Position
+    from transpo.engine.engine import Engine, Info
+    from transpo.engine.timeman import Limits
+
+ENGINE_NAME = "Transpo"
+ENGINE_AUTHOR = "the Transpo developers"
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+# A copy of transpo.engine.table.POLICIES (that module imports numba); a test keeps them equal.
+POLICIES = ("always", "depth", "two-tier", "bucket")
+WARMUP_DEPTH = 2
+QUIT_GRACE_S = 2.0  # after quit, how long commands already read may still take
+EOF_WARMUP_WAIT_S = 120.0  # at end of input, how long to let the warm-up finish first
+
+
+@dataclass(frozen=True)
+class Option:
+    """One UCI option as announced by ``option name ... type ...``."""
+
+    name: str
+    type: str  # spin, check, combo, button, string
+    default: object = None
+    min: int | None = None
+    max: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def declaration(self) -> str:
+        parts = [f"option name {self.name} type {self.type}"]
+        if self.type == "check":
+            parts.append(f"default {'true' if self.default else 'false'}")
+        elif self.type != "button":
+            parts.append(f"default {self.default}")
+        if self.type == "spin":
+            parts.append(f"min {self.min} max {self.max}")
+        for choice in self.choices:
+            parts.append(f"var {choice}")
+        return " ".join(parts)
+
+    def parse(self, text: str | None) -> object:
+        """The value of ``setoption ... value text``; raises ValueError naming the fault."""
+        if self.type == "button":
+            return True
+        if text is None:
+            raise ValueError(f"option {self.name} needs a value")
+        if self.type == "spin":
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(f"option {self.name} needs an integer, not {text!r}") from None
+            if not self.min <= value <= self.max:
+                raise ValueError(f"option {self.name} must be {self.min}..{self.max}, not {value}")
+            return value
+        if self.type == "check":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"option {self.name} needs true or false, not {text!r}")
+            return text.lower() == "true"
+        if self.type == "combo":
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise ValueError(f"option {self.name} must be one of {', '.join(self.choices)}, not {text!r}")
+        return text
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("Hash", "spin", 64, 1, 65536),
+    Option("Clear Hash", "button"),
+    Option("Threads", "spin", 1, 1, 1),
+    Option("Move Overhead", "spin", 30, 0, 5000),
+    Option("MultiPV", "spin", 1, 1, 256),
+    Option("Ponder", "check", False),
+    Option("SignatureBits", "spin", 64, 8, 64),
+    Option("Replacement", "combo", "bucket", choices=POLICIES),
+    Option("UseTT", "check", True),
+    Option("HashAudit", "check", False),
+)
+OPTIONS_BY_NAME = {option.name.lower(): option for option in OPTIONS}
+
+# Tokens of ``go`` followed by an integer, and the flags.
+GO_INT_TOKENS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
+GO_FLAGS = ("infinite", "ponder")
+COMMANDS = (
+    "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position",
+    "go", "stop", "ponderhit", "quit", "d",
+)  # fmt: skip
+
+
+class UCIError(ValueError):
+    """A command that is refused; its message goes out as ``info string error: ...``."""
+
+
+def parse_go(tokens: list[str]) -> dict:
+    """The arguments of ``go`` as keyword arguments of :class:`~transpo.engine.timeman.Limits`.
+
+    ``searchmoves`` and its moves are skipped (not supported); anything else
+    unknown or malformed raises :class:`UCIError`.
+    """
+    fields: dict = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in GO_FLAGS:
+            fields[token] = True
+            i += 1
+        elif token in GO_INT_TOKENS:
+            if i + 1 >= len(tokens):
+                raise UCIError(f"go {token} needs a value")
+            try:
+                value = int(tokens[i + 1])
+            except ValueError:
+                raise UCIError(f"go {token} needs an integer, not {tokens[i + 1]!r}") from None
+            if token in ("depth", "nodes", "mate", "movestogo") and value < 1:
+                raise UCIError(f"go {token} must be at least 1, not {value}")
+            if token in ("winc", "binc", "movetime"):
+                value = max(0, value)
+            fields[token] = value
+            i += 2
+        elif token == "searchmoves":
+            i += 1
+            while i < len(tokens) and tokens[i] not in GO_INT_TOKENS and tokens[i] not in GO_FLAGS:
+                i += 1
+        else:
+            raise UCIError(f"unknown go parameter {token!r}")
+    return fields
+
+
+def split_setoption(tokens: list[str]) -> tuple[str, str | None]:
+    """(name, value or None) of ``setoption name <words> [value <words>]``."""
+    if not tokens or tokens[0] != "name":
+        raise UCIError("setoption needs 'name <option>'")
+    try:
+        at = tokens.index("value")
+    except ValueError:
+        name, value = tokens[1:], None
+    else:
+        name, value = tokens[1:at], " ".join(tokens[at + 1 :])
+    if not name:
+        raise UCIError("setoption needs an option name")
+    return " ".join(name), value
+
+
+def format_info(info: Info) -> str:
+    """The UCI ``info`` line of one reported line of the search."""
+    mate = info.mate_in
+    score = f"mate {mate}" if mate is not None else f"cp {info.score}"
+    if info.bound:
+        score += f" {info.bound}"
+    parts = [
+        f"info depth {info.depth} seldepth {info.seldepth} multipv {info.multipv} score {score}",
+        f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} time {info.time_ms}",
+    ]
+    if info.pv:
+        parts.append("pv " + " ".join(info.pv))
+    return " ".join(parts)
+
+
+class UCI:
+    """The protocol state machine; :func:`run_uci` wires it to stdin and stdout."""
+
+    def __init__(self, out: TextIO | None = None, exit_process: bool = False) -> None:
+        self._out = out if out is not None else sys.stdout
+        self._out_lock = threading.Lock()
+        self._exit_process = exit_process
+        self.options: dict[str, object] = {option.name: option.default for option in OPTIONS}
+        self.ready = threading.Event()
+        self._warm_error: str | None = None
+        self.engine: Engine | None = None
+        self._engine_lock = threading.Lock()  # engine creation against setoption
+        self.position: Position | None = None
+        self.debug = False
+        # search state
+        self._search_thread: threading.Thread | None = None
+        self._search_lock = threading.Lock()
+        self._search_done = threading.Event()
+        self._search_done.set()
+        self._release = threading.Event()  # bestmove may be printed
+        self._ponder_search = False
+        self._open_ended = False  # the running go waits for stop (infinite or ponder)
+        self._pending: list[str] = []
+        self._pending_cv = threading.Condition()
+        self._quitting = False
+
+    # --- output ----------------------------------------------------------------
+    def send(self, line: str) -> None:
+        with self._out_lock:
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (OSError, ValueError):  # the GUI went away; nothing to tell it
+                pass
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error: {' '.join(str(message).split())}")
+
+    # --- warm-up ---------------------------------------------------------------
+    def start_warmup(self) -> threading.Thread:
+        thread = threading.Thread(target=self._warm_up, name="transpo-warmup", daemon=True)
+        thread.start()
+        return thread
+
+    def _warm_up(self) -> None:
+        try:
+            from transpo.core.position import Position
+            from transpo.engine.engine import Engine
+            from transpo.engine.timeman import Limits
+
+            scratch = Engine(hash_mb=1, audit=True)  # audit compiles the check-key path too
+            scratch.search(Position(), Limits(depth=WARMUP_DEPTH))
+            position = Position()
+            position.push("e2e4")
+            with self._engine_lock:
+                options = dict(self.options)
+                engine = Engine(
+                    hash_mb=options["Hash"],
+                    policy=options["Replacement"],
+                    signature_bits=options["SignatureBits"],
+                    use_tt=options["UseTT"],
+                    multipv=options["MultiPV"],
+                    move_overhead=options["Move Overhead"],
+                    audit=options["HashAudit"],
+                )
+                self.engine = engine
+            if self.position is None:
+                self.position = Position()
+        except BaseException as exc:  # noqa: BLE001 - reported, never raised
+            self._warm_error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.ready.set()
+
+    def _need_engine(self) -> Engine:
+        self.ready.wait()
+        if self.engine is None:
+            raise UCIError(f"the engine failed to start ({self._warm_error})")
+        return self.engine
+
+    # --- the command loop --------------------------------------------------------
+    def submit(self, line: str) -> None:
+        """Queue one input line for the command thread."""
+        with self._pending_cv:
+            self._pending.append(line)
+            self._pending_cv.notify()
+
+    def command_loop(self) -> None:
+        while True:
+            with self._pending_cv:
+                while not self._pending:
+                    self._pending_cv.wait()
+                line = self._pending.pop(0)
+            if line is None:
+                return
+            self.handle(line)
+
+    def handle(self, line: str) -> None:
+        """Execute one input line (any failure becomes ``info string error``)."""
+        try:
+            tokens = line.split()
+            skipped = []
+            while tokens and tokens[0] not in COMMANDS:
+                skipped.append(tokens.pop(0))
+            if skipped:
+                what = " ".join(skipped)
+                if len(what) > 60:
+                    what = what[:57] + "..."
+                self.error(f"unknown command {what!r}")
+            if not tokens:
+                return
+            command, args = tokens[0], tokens[1:]
+            getattr(self, "cmd_" + command)(args)
+        except UCIError as exc:
+            self.error(str(exc))
+        except Exception as exc:  # noqa: BLE001 - the engine goes on
+            self.error(f"{type(exc).__name__}: {exc}")
+
+    # --- commands --------------------------------------------------------------
+    def cmd_uci(self, args: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for option in OPTIONS:
+            self.send(option.declaration())
+        self.send("uciok")
+
+    def cmd_debug(self, args: list[str]) -> None:
+        if args not in (["on"], ["off"]):
+            raise UCIError("debug needs on or off")
+        self.debug = args[0] == "on"
+
+    def cmd_register(self, args: list[str]) -> None:
+        pass  # nothing to register
+
+    def cmd_isready(self, args: list[str]) -> None:
+        self.ready.wait()
+        if self._warm_error:
+            self.error(f"the engine failed to start ({self._warm_error})")
+        self.send("readyok")
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        name, text = split_setoption(args)
+        option = OPTIONS_BY_NAME.get(name.lower())
+        if option is None:
+            raise UCIError(f"unknown option {name!r}")
+        value = option.parse(text)
+        if self._active() and option.name not in ("Ponder", "Move Overhead", "MultiPV"):
+            # Like Stockfish: wait for a search that ends by itself; one that waits for stop cannot be waited for.
+            if self._open_ended:
+                raise UCIError(f"option {option.name} cannot change during go infinite or go ponder; send stop first")
+            self._stop_search(wait_only=True)
+        with self._engine_lock:
+            if self.engine is not None:
+                self._apply(self.engine, option.name, value)
+            if option.type != "button":
+                self.options[option.name] = value
+
+    @staticmethod
+    def _apply(engine: Engine, name: str, value) -> None:
+        if name == "Hash":
+            try:
+                engine.table.resize(value)
+            except MemoryError:
+                raise UCIError(f"cannot allocate {value} MB for the hash table") from None
+        elif name == "Clear Hash":
+            engine.new_game()
+        elif name == "Move Overhead":
+            engine.move_overhead = value
+        elif name == "MultiPV":
+            engine.multipv = value
+        elif name == "SignatureBits":
+            engine.table.set_signature_bits(value)
+        elif name == "Replacement":
+            engine.table.set_policy(value)
+        elif name == "UseTT":
+            engine.table.enabled = value
+        elif name == "HashAudit":
+            engine.set_audit(value)
+        # Threads (always 1) and Ponder (the GUI's business) change nothing in the engine.
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        engine = self._need_engine()
+        self._stop_search()
+        engine.new_game()
+        from transpo.core.position import Position
+
+        self.position = Position()
+
+    def cmd_position(self, args: list[str]) -> None:
+        self.ready.wait()
+        from transpo.core.position import IllegalMove, InvalidFEN, Position
+
+        if not args:
+            raise UCIError("position needs startpos or fen")
+        if "moves" in args:
+            at = args.index("moves")
+            spec, moves = args[:at], args[at + 1 :]
+        else:
+            spec, moves = args, []
+        if spec == ["startpos"]:
+            fen = START_FEN
+        elif spec and spec[0] == "fen" and len(spec) > 1:
+            fen = " ".join(spec[1:])
+        else:
+            raise UCIError(f"position needs 'startpos' or 'fen <FEN>', not {' '.join(spec)!r}")
+        try:
+            position = Position.from_fen(fen)
+        except InvalidFEN as exc:
+            raise UCIError(f"bad fen {fen!r}: {exc}; position unchanged") from None
+        for move in moves:
+            try:
+                position.push(move)
+            except IllegalMove as exc:
+                raise UCIError(f"{exc}; position unchanged") from None
+        self.position = position
+
+    def cmd_d(self, args: list[str]) -> None:
+        self.ready.wait()
+        if self.position is None:
+            raise UCIError("no position")
+        for row in str(self.position).splitlines():
+            self.send(row)
+        self.send(f"Fen: {self.position.fen()}")
+        self.send(f"Key: {self.position.key:016x}")
+
+    def cmd_go(self, args: list[str]) -> None:
+        fields = parse_go(args)
+        engine = self._need_engine()
+        from transpo.engine.timeman import Limits
+
+        limits = Limits(**fields)
+        if self._quitting:  # input ended: answer what was asked, but at once
+            limits = Limits(depth=1)
+        self._stop_search()
+        position = self.position.copy()
+        self._release.clear()
+        if not (limits.infinite or limits.ponder):
+            self._release.set()
+        self._ponder_search = limits.ponder
+        self._open_ended = limits.infinite or limits.ponder
+        self._search_done.clear()
+        engine._pondering = False  # so ponderhit can tell when search() has taken over
+        self._search_thread = threading.Thread(
+            target=self._search, args=(engine, position, limits), name="transpo-search", daemon=True
+        )
+        self._search_thread.start()
+
+    def cmd_stop(self, args: list[str]) -> None:
+        if not self._active():
+            return  # stop when idle is ignored
+        self._release.set()
+        if self.engine is not None:
+            self.engine.stop()
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        if not self._active() or not self._ponder_search:
+            return
+        self._ponder_search = False
+        engine = self.engine
+        # Wait (briefly) until Engine.search has taken the ponder limits, else its
+        # ponderhit() would be lost; then switch it to the clock.
+        deadline = time.monotonic() + 2.0
+        while not engine._pondering and not self._search_done.is_set() and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        with self._search_lock:
+            if not self._search_done.is_set():
+                engine.ponderhit()
+        self._release.set()
+
+    def cmd_quit(self, args: list[str]) -> None:
+        self.quit()
+
+    # --- the search ------------------------------------------------------------
+    def _searching(self) -> bool:
+        """The compiled search is running."""
+        return not self._search_done.is_set()
+
+    def _active(self) -> bool:
+        """A ``go`` has not had its ``bestmove`` yet (the search may be over, waiting for stop)."""
+        thread = self._search_thread
+        return thread is not None and thread.is_alive()
+
+    def _stop_search(self, wait_only: bool = False) -> None:
+        """Stop a running search (or, ``wait_only``, let it end) and wait until its bestmove is out."""
+        thread = self._search_thread
+        if thread is None:
+            return
+        if not wait_only:
+            self._release.set()
+            if self.engine is not None:
+                self.engine.stop()
+        thread.join()
+        self._search_thread = None
+
+    def _search(self, engine: Engine, position: Position, limits: Limits) -> None:
+        best = ponder = None
+        audit = engine.table.audit
+        before = engine.table.counters() if audit else {}
+        try:
+            result = engine.search(position, limits, on_info=self._on_info)
+            best, ponder = result.best_move, result.ponder_move
+        except Exception as exc:  # noqa: BLE001 - a move must still come out
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            moves = position.legal_moves()
+            best = moves[0] if moves else None
+        finally:
+            with self._search_lock:
+                self._search_done.set()
+                timer = getattr(engine, "_timer", None)  # a ponderhit racing the end of the search
+                if timer is not None:
+                    timer.cancel()
+                    engine._timer = None
+        self._release.wait()
+        if audit:
+            after = engine.table.counters()
+            false_hits = after["false_hits"] - before.get("false_hits", 0)
+            probes = after["probes"] - before.get("probes", 0)
+            self.send(f"info string hash false hits {false_hits} of {probes} probes")
+        if best is None:
+            self.send("bestmove (none)")
+        elif ponder:
+            self.send(f"bestmove {best} ponder {ponder}")
+        else:
+            self.send(f"bestmove {best}")
+
+    def _on_info(self, info: Info) -> None:
+        self.send(format_info(info))
+
+    # --- shutdown --------------------------------------------------------------
+    def begin_quit(self) -> None:
+        """``quit`` or end of input: stop the search; commands still queued run with depth-1 searches."""
+        self._quitting = True
+        engine = self.engine
+        if engine is not None:
+            engine.stop()
+        self._release.set()
+
+    def quit(self) -> None:
+        """Stop everything and leave (the process, when run from :func:`run_uci`)."""
+        self._quitting = True
+        engine = self.engine
+        if engine is not None:
+            engine.stop()
+        self._release.set()
+        thread = self._search_thread
+        if thread is not None:
+            thread.join(timeout=2.0)
+        if self._exit_process:
+            _hard_exit(0)
+
+
+def _hard_exit(status: int) -> None:
+    """Leave now: flush what was said, skip interpreter shutdown (a daemon thread may be compiling)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
+def _install_quiet_hooks(uci: UCI) -> None:
+    """No traceback reaches the GUI: uncaught exceptions become info strings."""
+
+    def report(exc_type, exc, tb) -> None:
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            return
+        uci.error(f"internal: {getattr(exc_type, '__name__', exc_type)}: {exc}")
+
+    sys.excepthook = report
+    threading.excepthook = lambda args: report(args.exc_type, args.exc_value, args.exc_traceback)
+    warnings.simplefilter("ignore")
+
+
+def run_uci(stdin: TextIO | None = None, stdout: TextIO | None = None, exit_process: bool = True) -> int:
+    """Run the UCI engine on stdin/stdout until ``quit`` or end of input.
+
+    With ``exit_process`` (the ``transpo`` command) the process ends with
+    ``os._exit`` right after ``quit``, so a warm-up compiling in the background
+    cannot delay it.
+    """
+    if stdin is None:
+        stdin = sys.stdin
+        try:
+            stdin.reconfigure(errors="replace")  # garbage bytes are a malformed line, not a crash
+        except (AttributeError, ValueError):
+            pass
+    uci = UCI(stdout, exit_process=exit_process)
+    if exit_process:
+        _install_quiet_hooks(uci)
+    uci.start_warmup()
+    worker = threading.Thread(target=uci.command_loop, name="transpo-commands", daemon=True)
+    worker.start()
+    try:
+        while True:
+            try:
+                line = stdin.readline()
+            except UnicodeDecodeError:
+                uci.error("input is not valid text")
+                continue
+            except (OSError, ValueError):
+                break
+            if not line:
+                # End of input = quit; but a script piped in (printf ... | transpo) gets its
+                # answers: let the warm-up finish (it also completes the numba cache).
+                uci.ready.wait(timeout=EOF_WARMUP_WAIT_S)
+                break
+            tokens = line.split()
+            if tokens and tokens[0] == "quit":
+                break
+            uci.submit(line)
+    except KeyboardInterrupt:
+        pass
+    uci.begin_quit()
+    uci.submit(None)
+    worker.join(timeout=QUIT_GRACE_S)  # lines read before quit are still answered, briefly
+    uci.quit()
+    return 0
