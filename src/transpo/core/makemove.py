@@ -46,31 +46,16 @@ from transpo.core.keys import Z_CASTLE, Z_EP, Z_PIECE, Z_SIDE
 from transpo.core.moves import FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _put(board, state, psq, piece, sq):
-    board[sq] = piece
-    state[ST_MG] += psq[piece, sq, 0]
-    state[ST_EG] += psq[piece, sq, 1]
-    state[ST_PHASE] += psq[piece, sq, 2]
+# Why `_nrt=False`: see transpo.core.movegen (no reference counting of the
+# array arguments on every call; these functions never allocate).
+#
+# The bodies live in the inline helpers ``_make`` and ``_unmake`` so that perft
+# (and any other compiled caller that wants it) can have them inlined instead
+# of paying a call that passes seven arrays field by field.
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lift(board, state, psq, sq):
-    piece = board[sq]
-    board[sq] = EMPTY
-    state[ST_MG] -= psq[piece, sq, 0]
-    state[ST_EG] -= psq[piece, sq, 1]
-    state[ST_PHASE] -= psq[piece, sq, 2]
-    return piece
-
-
-@njit(
-    "void(int8[::1], int64[::1], uint64[::1], int32[:, ::1], int64, uint64[::1], int32[:, :, ::1])",
-    cache=True,
-    nogil=True,
-)
-def make_move(board, state, keys, undo, move, zob, psq):
-    """Play a legal ``move`` (from the generator) on the arrays."""
+def _make(board, state, keys, undo, move, zob, psq):
     ply = state[ST_PLY]
     us = state[ST_SIDE]
     frm = move & 127
@@ -78,38 +63,49 @@ def make_move(board, state, keys, undo, move, zob, psq):
     promo = (move >> 14) & 7
     flags = (move >> 17) & 15
     key = keys[ply]
+    castle = state[ST_CASTLE]
+    ep = state[ST_EP]
+    # The evaluation sums are updated in locals and stored once at the end.
+    mg = state[ST_MG]
+    eg = state[ST_EG]
+    phase = state[ST_PHASE]
 
-    u = undo[ply]
-    u[UN_CASTLE] = state[ST_CASTLE]
-    u[UN_EP] = state[ST_EP]
-    u[UN_HALFMOVE] = state[ST_HALFMOVE]
-    u[UN_MG] = state[ST_MG]
-    u[UN_EG] = state[ST_EG]
-    u[UN_PHASE] = state[ST_PHASE]
+    undo[ply, UN_CASTLE] = castle
+    undo[ply, UN_EP] = ep
+    undo[ply, UN_HALFMOVE] = state[ST_HALFMOVE]
+    undo[ply, UN_MG] = mg
+    undo[ply, UN_EG] = eg
+    undo[ply, UN_PHASE] = phase
 
-    if state[ST_EP] != 0:
-        key ^= zob[Z_EP + (state[ST_EP] - 21) % 10]
+    if ep != 0:
+        key ^= zob[Z_EP + (ep - 21) % 10]
         state[ST_EP] = 0
 
     cap_sq = to
     if flags & FLAG_EP:
         cap_sq = to - 10 if us == 0 else to + 10
     captured = board[cap_sq]
-    u[UN_CAPTURED] = captured
+    undo[ply, UN_CAPTURED] = captured
     if captured != EMPTY:
-        _lift(board, state, psq, cap_sq)
+        board[cap_sq] = EMPTY
         key ^= zob[Z_PIECE + 120 * captured + cap_sq]
+        mg -= psq[captured, cap_sq, 0]
+        eg -= psq[captured, cap_sq, 1]
+        phase -= psq[captured, cap_sq, 2]
         state[ST_COUNT + captured] -= 1
 
-    piece = _lift(board, state, psq, frm)
-    key ^= zob[Z_PIECE + 120 * piece + frm]
+    piece = board[frm]
     placed = piece
     if promo != 0:
         placed = promo | (us << 3)
         state[ST_COUNT + piece] -= 1
         state[ST_COUNT + placed] += 1
-    _put(board, state, psq, placed, to)
-    key ^= zob[Z_PIECE + 120 * placed + to]
+    board[frm] = EMPTY
+    board[to] = placed
+    key ^= zob[Z_PIECE + 120 * piece + frm] ^ zob[Z_PIECE + 120 * placed + to]
+    mg += psq[placed, to, 0] - psq[piece, frm, 0]
+    eg += psq[placed, to, 1] - psq[piece, frm, 1]
+    phase += psq[placed, to, 2] - psq[piece, frm, 2]
 
     kind = piece & 7
     if kind == KING:
@@ -118,48 +114,52 @@ def make_move(board, state, keys, undo, move, zob, psq):
             rook = ROOK | (us << 3)
             rook_from = to + 1 if to > frm else to - 2
             rook_to = to - 1 if to > frm else to + 1
-            _lift(board, state, psq, rook_from)
-            _put(board, state, psq, rook, rook_to)
+            board[rook_from] = EMPTY
+            board[rook_to] = rook
             key ^= zob[Z_PIECE + 120 * rook + rook_from] ^ zob[Z_PIECE + 120 * rook + rook_to]
+            mg += psq[rook, rook_to, 0] - psq[rook, rook_from, 0]
+            eg += psq[rook, rook_to, 1] - psq[rook, rook_from, 1]
+            phase += psq[rook, rook_to, 2] - psq[rook, rook_from, 2]
 
-    rights = state[ST_CASTLE] & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
-    if rights != state[ST_CASTLE]:
-        key ^= zob[Z_CASTLE + state[ST_CASTLE]] ^ zob[Z_CASTLE + rights]
+    rights = castle & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
+    if rights != castle:
+        key ^= zob[Z_CASTLE + castle] ^ zob[Z_CASTLE + rights]
         state[ST_CASTLE] = rights
 
     if flags & FLAG_DOUBLE:
+        # Record the en-passant square only if an enemy pawn can take (PolyGlot's rule).
         enemy_pawn = PAWN | ((1 - us) << 3)
         if board[to - 1] == enemy_pawn or board[to + 1] == enemy_pawn:
-            ep = (frm + to) >> 1
-            state[ST_EP] = ep
-            key ^= zob[Z_EP + (ep - 21) % 10]
+            new_ep = (frm + to) >> 1
+            state[ST_EP] = new_ep
+            key ^= zob[Z_EP + (new_ep - 21) % 10]
 
     if kind == PAWN or captured != EMPTY:
         state[ST_HALFMOVE] = 0
     else:
         state[ST_HALFMOVE] += 1
-    if us == 1:
-        state[ST_FULLMOVE] += 1
+    state[ST_FULLMOVE] += us  # after Black's move
+    state[ST_MG] = mg
+    state[ST_EG] = eg
+    state[ST_PHASE] = phase
     state[ST_SIDE] = 1 - us
     keys[ply + 1] = key ^ zob[Z_SIDE]
     state[ST_PLY] = ply + 1
 
 
-@njit("void(int8[::1], int64[::1], int32[:, ::1], int64)", cache=True, nogil=True)
-def unmake_move(board, state, undo, move):
-    """Take back ``move``, the last move made."""
+@njit(cache=True, nogil=True, inline="always")
+def _unmake(board, state, undo, move):
     ply = state[ST_PLY] - 1
-    them = state[ST_SIDE]
-    us = 1 - them
+    us = 1 - state[ST_SIDE]
     frm = move & 127
     to = (move >> 7) & 127
     promo = (move >> 14) & 7
     flags = (move >> 17) & 15
-    u = undo[ply]
 
     placed = board[to]
-    piece = PAWN | (us << 3) if promo != 0 else placed
+    piece = placed
     if promo != 0:
+        piece = PAWN | (us << 3)
         state[ST_COUNT + placed] -= 1
         state[ST_COUNT + piece] += 1
     board[to] = EMPTY
@@ -171,7 +171,7 @@ def unmake_move(board, state, undo, move):
             rook_to = to - 1 if to > frm else to + 1
             board[rook_from] = board[rook_to]
             board[rook_to] = EMPTY
-    captured = u[UN_CAPTURED]
+    captured = undo[ply, UN_CAPTURED]
     if captured != EMPTY:
         cap_sq = to
         if flags & FLAG_EP:
@@ -179,19 +179,35 @@ def unmake_move(board, state, undo, move):
         board[cap_sq] = captured
         state[ST_COUNT + captured] += 1
 
-    state[ST_CASTLE] = u[UN_CASTLE]
-    state[ST_EP] = u[UN_EP]
-    state[ST_HALFMOVE] = u[UN_HALFMOVE]
-    state[ST_MG] = u[UN_MG]
-    state[ST_EG] = u[UN_EG]
-    state[ST_PHASE] = u[UN_PHASE]
-    if us == 1:
-        state[ST_FULLMOVE] -= 1
+    state[ST_CASTLE] = undo[ply, UN_CASTLE]
+    state[ST_EP] = undo[ply, UN_EP]
+    state[ST_HALFMOVE] = undo[ply, UN_HALFMOVE]
+    state[ST_MG] = undo[ply, UN_MG]
+    state[ST_EG] = undo[ply, UN_EG]
+    state[ST_PHASE] = undo[ply, UN_PHASE]
+    state[ST_FULLMOVE] -= us
     state[ST_SIDE] = us
     state[ST_PLY] = ply
 
 
-@njit("void(int64[::1], uint64[::1], int32[:, ::1], uint64[::1])", cache=True, nogil=True)
+@njit(
+    "void(int8[::1], int64[::1], uint64[::1], int32[:, ::1], int64, uint64[::1], int32[:, :, ::1])",
+    cache=True,
+    nogil=True,
+    _nrt=False,
+)
+def make_move(board, state, keys, undo, move, zob, psq):
+    """Play a legal ``move`` (from the generator) on the arrays."""
+    _make(board, state, keys, undo, move, zob, psq)
+
+
+@njit("void(int8[::1], int64[::1], int32[:, ::1], int64)", cache=True, nogil=True, _nrt=False)
+def unmake_move(board, state, undo, move):
+    """Take back ``move``, the last move made."""
+    _unmake(board, state, undo, move)
+
+
+@njit("void(int64[::1], uint64[::1], int32[:, ::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
 def make_null(state, keys, undo, zob):
     """Pass the move (null-move pruning): flip the side, clear en passant."""
     ply = state[ST_PLY]
@@ -207,7 +223,7 @@ def make_null(state, keys, undo, zob):
     state[ST_PLY] = ply + 1
 
 
-@njit("void(int64[::1], int32[:, ::1])", cache=True, nogil=True)
+@njit("void(int64[::1], int32[:, ::1])", cache=True, nogil=True, _nrt=False)
 def unmake_null(state, undo):
     """Take back a null move."""
     ply = state[ST_PLY] - 1
@@ -217,7 +233,7 @@ def unmake_null(state, undo):
     state[ST_PLY] = ply
 
 
-@njit("boolean(int64[::1], uint64[::1], int64)", cache=True, nogil=True)
+@njit("boolean(int64[::1], uint64[::1], int64)", cache=True, nogil=True, _nrt=False)
 def is_repetition(state, keys, min_count):
     """True if the current position occurred ``min_count`` times before in the key history.
 

@@ -4,6 +4,10 @@
 Python (never from another cached jitted function: see NUMBA.md, trap 1).
 Without ``bulk`` every leaf move is made and unmade, which also exercises the
 incremental key; with ``bulk`` the last ply only counts the legal moves.
+
+Make and unmake are inlined (``_make``/``_unmake``) rather than called through
+``make_move``/``unmake_move``: a call passes seven arrays field by field, and
+avoiding it nearly doubles the every-leaf speed.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from numba import njit
 
 from transpo.core.board import MAX_MOVES
-from transpo.core.makemove import make_move, unmake_move
+from transpo.core.makemove import _make, _unmake
 from transpo.core.movegen import generate_moves
 
 
@@ -19,6 +23,7 @@ from transpo.core.movegen import generate_moves
     "int64(int8[::1], int64[::1], uint64[::1], int32[:, ::1], uint64[::1], int32[:, :, ::1], int32[::1], int64, boolean)",
     cache=True,
     nogil=True,
+    _nrt=False,
 )
 def perft(board, state, keys, undo, zob, psq, buffer, depth, bulk):
     """Number of leaf nodes ``depth`` plies below the position (``buffer``: int32[depth * 256])."""
@@ -31,7 +36,8 @@ def perft(board, state, keys, undo, zob, psq, buffer, depth, bulk):
     nodes = 0
     for i in range(start, end):
         move = buffer[i]
-        make_move(board, state, keys, undo, move, zob, psq)
-        nodes += perft(board, state, keys, undo, zob, psq, buffer, depth - 1, bulk)
-        unmake_move(board, state, undo, move)
+        _make(board, state, keys, undo, move, zob, psq)
+        # The last ply is made and unmade but not recursed into: no call per leaf.
+        nodes += 1 if depth == 1 else perft(board, state, keys, undo, zob, psq, buffer, depth - 1, bulk)
+        _unmake(board, state, undo, move)
     return nodes
