@@ -41,6 +41,10 @@ def run_lab(tmp_path, *argv: str) -> dict:
     return report
 
 
+def rows_of(report: dict, section: str) -> list[dict]:
+    return [row for row in report["rows"] if row["section"] == section]
+
+
 # --- the commands ------------------------------------------------------------------------------
 def test_errors_command(tmp_path):
     report = run_lab(
@@ -48,30 +52,36 @@ def test_errors_command(tmp_path):
     )
     assert report["command"] == "errors"
     assert report["config"]["bits"] == [8, 16] and report["config"]["depth"] == 4
-    assert len(report["rows"]) == 2
-    for row in report["rows"]:
+    widths = rows_of(report, "width")
+    assert len(widths) == 2
+    for row in widths:
         for key in ("probes", "hits", "compared", "other_compared", "false_hits", "predicted", "fh_per_probe",
                     "pred_per_probe", "fh_per_hit", "fh_per_node", "fh_per_second", "pred_per_second"):  # fmt: skip
             assert key in row
         assert row["other_compared"] == row["compared"] - (row["hits"] - row["false_hits"])
         assert row["predicted"] == pytest.approx(row["other_compared"] * 2.0 ** -row["bits"])
         assert row["index_bits"] == 14  # 1 MB = 16384 buckets of 64 bytes
-    assert len(report["raw"]) == 2 * 2  # one record per position and width
+    assert len(rows_of(report, "position")) == 2 * 2  # one record per position and width
+    assert {r["section"] for r in report["rows"]} == {"width", "position"}
     assert "slope_per_comparison_mle" in report["summary"]
 
 
 def test_tt_gain_command(tmp_path):
     report = run_lab(tmp_path, "tt-gain", "--limit", "2", "--depths", "3", "--hash-mb", "1",
                      "--policies", "bucket,always", "--fine70-seconds", "2")  # fmt: skip
-    rows = report["rows"]
+    rows = rows_of(report, "table")
     assert [(r["policy"], r["hash_mb"]) for r in rows] == [("none", None), ("bucket", 1), ("always", 1)]
     none = rows[0]
     assert none["reduction_geomean"] == pytest.approx(1.0) and none["move_differs_from_none"] == 0
     assert none["probes"] == 0 and none["stores"] == 0  # no table: no probe, no store
     for row in rows[1:]:
         assert row["nodes"] < none["nodes"] and row["reduction_geomean"] > 1
-    assert report["summary"]["strongest_policy"] in ("bucket", "always")
-    fine70 = {r["policy"]: r for r in report["fine70"]}
+    assert set(report["summary"]["strongest_policy"].split(" = ")) <= {"bucket", "always"}
+    games = rows_of(report, "game")
+    assert {(r["policy"], r["hash_mb"]) for r in games} == {("bucket", 1), ("always", 1)}
+    assert min(r["nodes_vs_best"] for r in games) == 1
+    assert len(rows_of(report, "game position")) == 2 * 2
+    fine70 = {r["policy"]: r for r in rows_of(report, "fine70")}
     assert set(fine70) == {"none", "bucket", "always"}
     assert fine70["bucket"]["found"] and fine70["bucket"]["winning_depth"] >= fine70["bucket"]["first_depth"]
 
@@ -79,12 +89,12 @@ def test_tt_gain_command(tmp_path):
 def test_crashes_command(tmp_path):
     report = run_lab(tmp_path, "crashes", "--limit", "2", "--depth", "4", "--bits", "8,64", "--forced", "10,1e7")
     assert report["summary"]["reference_deterministic"] is True
-    rows = {row["variant"]: row for row in report["rows"]}
+    rows = {row["variant"]: row for row in rows_of(report, "variant")}
     assert set(rows) == {"reference again", "8-bit", "64-bit", "every 10", "every 10,000,000"}
     for name in ("reference again", "64-bit"):
         row = rows[name]
         assert row["crashes"] == 0 and row["root_changed"] == 0 and row["score_changed"] == 0 and row["tree_changed"] == 0
-    forced = [r for r in report["raw"] if r["kind"] == "forced" and r["value"] == 10]
+    forced = [r for r in rows_of(report, "position") if r["kind"] == "forced" and r["value"] == 10]
     assert rows["every 10"]["crashes"] == sum(r["forced_false_hits"] + r["false_hits"] for r in forced)
     for row in rows.values():
         assert row["type1"] + row["type2"] + row["score_only"] == row["crashed"]
@@ -193,8 +203,9 @@ def test_poisson_slope_recovers_halving():
     bits = [8, 10, 12, 14, 16, 18]
     trials = [2e6] * len(bits)
     events = [int(rng.poisson(t * 2.0**-b)) for t, b in zip(trials, bits, strict=True)]
-    slope, se = poisson_slope(bits, events, trials)
+    slope, se, dispersion = poisson_slope(bits, events, trials)
     assert abs(slope + 1) < 4 * se + 0.02
+    assert 0 < dispersion < 5
     assert poisson_slope(bits, [0] * len(bits), trials) is None
 
 

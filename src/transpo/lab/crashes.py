@@ -25,8 +25,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from transpo.lab.common import add_common_options, emit, make_report, run_parallel, seed_everything, selected_positions
-from transpo.lab.errors import add_key_options, check_key_options, int_list, search_one
+from transpo.lab.common import add_common_options, make_report, run_parallel, seed_everything, selected_positions
+from transpo.lab.errors import add_key_options, check_key_options, emit_sections, int_list, search_one, section
 
 DEFAULT_BITS = (8, 12, 16, 20, 24, 32, 64)
 DEFAULT_FORCED = (10, 100, 1000, 10**4, 10**5, 10**6, 10**7)
@@ -111,15 +111,16 @@ def run(args: argparse.Namespace) -> None:
         "positions_file": args.positions, "limit": args.limit, "positions": [{"fen": f, "name": n} for f, n in positions],
         "reference": "64-bit signatures, no forced false hits, fresh engine per search (searched twice)",
     }  # fmt: skip
-    report = make_report("crashes", config, rows, summary)
-    report["raw"] = raw
+    for record in raw:
+        record["section"] = "position"
+    report = make_report("crashes", config, rows + raw, summary)
     columns = [
         ("variant", "variant"), ("crashed", "searches crashed"), ("crashes", "crashes"),
         ("root_changed", "root move ≠"), ("score_changed", f"score ±>{args.margin}"), ("both", "both"),
         ("type1", "type 1"), ("type2", "type 2"), ("changed_without_crash", "≠ w/o crash"),
     ]  # fmt: skip
-    emit(report, args, columns, f"Crashes vs the 64-bit reference, {len(positions)} positions, depth {args.depth}",
-         _plot)  # fmt: skip
+    title = f"Crashes vs the 64-bit reference, {len(positions)} positions, depth {args.depth}"
+    emit_sections(report, args, [("variant", columns, title)], _plot)
 
 
 def _compare(record: dict[str, Any], ref: dict[str, Any], margin: int) -> None:
@@ -147,6 +148,7 @@ def _row(kind: str, value: int, group: list[dict[str, Any]]) -> dict[str, Any]:
         return count / n if n else None
 
     return {
+        "section": "variant",
         "variant": label,
         "kind": kind,
         "value": value,
@@ -197,7 +199,7 @@ def _plot(report: dict[str, Any], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = report["rows"]
+    rows = section(report, "variant")
     fig, (ax_bits, ax_forced) = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     series = (
         ("share_crashed", "searches with ≥1 crash", "k:", "s"),

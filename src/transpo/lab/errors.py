@@ -177,6 +177,42 @@ def search_one(spec: dict[str, Any]) -> dict[str, Any]:
     return search_positions(spec)[0]
 
 
+def emit_sections(
+    report: dict[str, Any],
+    args: argparse.Namespace,
+    sections: list[tuple[str, list[tuple[str, str]], str]],
+    plot: Any = None,
+) -> None:
+    """``common.emit`` for a report whose rows carry a ``section``: print the listed sections, write all.
+
+    Each (section, columns, title) is printed as its own table (the summary after the
+    last); rows of unlisted sections (the per-position records) go only to ``--json``.
+    """
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    quiet = argparse.Namespace(**{**vars(args), "json": None, "plot": None})
+    shown = [s for s in sections if any(r.get("section") == s[0] for r in report["rows"])]
+    for number, (name, columns, title) in enumerate(shown):
+        rows = [r for r in report["rows"] if r.get("section") == name]
+        last = number == len(shown) - 1
+        emit({**report, "rows": rows, "summary": report["summary"] if last else {}}, quiet, columns, title)
+    console = Console()
+    if getattr(args, "json", None):
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    if plot is not None and getattr(args, "plot", None):
+        plot(report, args.plot)
+        console.print(f"wrote {args.plot}")
+
+
+def section(report: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The rows of one section of a report."""
+    return [r for r in report["rows"] if r.get("section") == name]
+
+
 def geometric_mean(values: list[float]) -> float | None:
     values = [v for v in values if v > 0]
     if not values:
@@ -237,21 +273,37 @@ def ols_slope(xs: list[float], ys: list[float]) -> float | None:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def poisson_slope(bits: list[float], events: list[int], trials: list[float]) -> tuple[float, float] | None:
-    """Maximum-likelihood slope ``s`` (and its standard error) of ``events ~ Poisson(trials * 2**(a + s*bits))``.
+def poisson_slope(
+    bits: list[float], events: list[int], trials: list[float], groups: list[Any] | None = None
+) -> tuple[float, float, float] | None:
+    """Maximum-likelihood common slope ``s`` of ``events ~ Poisson(trials * 2**(a_g + s*bits))``.
 
-    Zero counts take part (a plain log-log fit has to drop them); None if there is
-    nothing to fit (no events, or fewer than two distinct bit widths with trials).
+    Returns (s, se, dispersion).  Each group ``g`` (e.g. a table size and policy)
+    gets its own intercept ``a_g``; all share the slope.  Zero counts take part (a
+    plain log-log fit has to drop them).  ``se`` is the Poisson standard error;
+    ``dispersion`` is Pearson's chi-square per degree of freedom (1 for pure Poisson
+    counts; false hits come in clusters - the same pair of positions can meet again -
+    so multiply ``se`` by ``sqrt(dispersion)`` when it exceeds 1).  None if there is
+    nothing to fit.
     """
+    groups = groups if groups is not None else [0] * len(bits)
     keep = [i for i in range(len(bits)) if trials[i] > 0]
-    if sum(events[i] for i in keep) == 0 or len({bits[i] for i in keep}) < 2:
+    names = sorted({groups[i] for i in keep}, key=str)
+    names = [g for g in names if sum(events[i] for i in keep if groups[i] == g) > 0]
+    keep = [i for i in keep if groups[i] in names]
+    if not keep or len({bits[i] for i in keep}) < 2:
         return None
     x = np.array([bits[i] for i in keep], dtype=float)
     y = np.array([events[i] for i in keep], dtype=float)
     offset = np.log(np.array([trials[i] for i in keep], dtype=float))
     ln2 = math.log(2)
-    design = np.column_stack([np.ones_like(x), x]) * ln2
-    theta = np.array([0.0, -1.0])
+    onehot = np.array([[1.0 if groups[i] == g else 0.0 for g in names] for i in keep])
+    design = np.column_stack([onehot, x]) * ln2
+    theta = np.zeros(design.shape[1])
+    theta[-1] = -1.0
+    for g, name in enumerate(names):  # start each intercept at its group's observed rate
+        mask = onehot[:, g] > 0
+        theta[g] = math.log2(max(y[mask].sum(), 0.5) / np.sum(np.exp(offset[mask]) * 2.0 ** -x[mask]))
     for _ in range(100):
         mu = np.exp(np.clip(offset + design @ theta, -700, 700))
         gradient = design.T @ (y - mu)
@@ -268,7 +320,9 @@ def poisson_slope(bits: list[float], events: list[int], trials: list[float]) -> 
         covariance = np.linalg.inv((design * mu[:, None]).T @ design)
     except np.linalg.LinAlgError:
         return None
-    return float(theta[1]), float(math.sqrt(max(covariance[1, 1], 0.0)))
+    dof = len(x) - design.shape[1]
+    dispersion = float(np.sum((y - mu) ** 2 / mu) / dof) if dof > 0 else float("nan")
+    return float(theta[-1]), float(math.sqrt(max(covariance[-1, -1], 0.0))), dispersion
 
 
 # --- the command ------------------------------------------------------------------------------------
@@ -343,6 +397,8 @@ def run(args: argparse.Namespace) -> None:
         group = [r for r in raw if r["policy"] == policy and r["hash_mb"] == mb and r["bits"] == bits]
         rows.append(_row(policy, mb, bits, group))
     summary = _summary(rows, args)
+    for record in raw:
+        record["section"] = "position"
     config = {
         "bits": args.bits, "hash_mb": args.hash_mb, "policies": args.policies, "depth": limits.get("depth"),
         "movetime_ms": limits.get("movetime"), "table": "fresh per position" if args.fresh else "kept across positions",
@@ -351,15 +407,15 @@ def run(args: argparse.Namespace) -> None:
         "check_key": "independent 64-bit prng key set (Engine audit mode)",
         "prediction": "(compared - (hits - false_hits)) * 2**-min(bits, 64 - index_bits)",
     }  # fmt: skip
-    report = make_report("errors", config, rows, summary)
-    report["raw"] = raw
+    report = make_report("errors", config, rows + raw, summary)
     _print_rates(rows)
     columns = [
         ("policy", "policy"), ("hash_mb", "MB"), ("bits", "bits"), ("probes", "probes"), ("other_compared", "cmp other"), ("false_hits", "false"), ("predicted", "pred"),
         ("ratio", "meas/pred"),
     ]  # fmt: skip
     what = f"depth {limits['depth']}" if "depth" in limits else f"{limits['movetime']} ms"
-    emit(report, args, columns, f"False hits (Newman's check key), {len(positions)} positions, {what}", _plot)
+    title = f"False hits (Newman's check key), {len(positions)} positions, {what}"
+    emit_sections(report, args, [("width", columns, title)], _plot)
 
 
 def _print_rates(rows: list[dict[str, Any]]) -> None:
@@ -398,6 +454,7 @@ def _row(policy: str, mb: int, bits: int, group: list[dict[str, Any]]) -> dict[s
         return value / base if base else None
 
     row = {
+        "section": "width",
         "policy": policy,
         "hash_mb": mb,
         "bits": bits,
@@ -434,12 +491,32 @@ def _summary(rows: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, 
     summary: dict[str, Any] = {}
     usable = [r for r in rows if not r["overlap"]]
     fit = poisson_slope(
-        [r["compared_bits"] for r in usable], [r["false_hits"] for r in usable], [r["other_compared"] for r in usable]
+        [r["compared_bits"] for r in usable],
+        [r["false_hits"] for r in usable],
+        [r["other_compared"] for r in usable],
+        [(r["policy"], r["hash_mb"]) for r in usable],
     )
     summary["slope_per_comparison_mle"] = fit[0] if fit else None
     summary["slope_per_comparison_se"] = fit[1] if fit else None
+    summary["slope_dispersion"] = fit[2] if fit else None
+    summary["slope_per_comparison_se_overdispersed"] = (
+        fit[1] * math.sqrt(max(1.0, fit[2])) if fit and math.isfinite(fit[2]) else None
+    )
+    narrowest = min((r["bits"] for r in usable), default=None)
+    rest = [r for r in usable if r["bits"] != narrowest]
+    trimmed = poisson_slope(
+        [r["compared_bits"] for r in rest],
+        [r["false_hits"] for r in rest],
+        [r["other_compared"] for r in rest],
+        [(r["policy"], r["hash_mb"]) for r in rest],
+    )
+    summary["slope_without_narrowest"] = trimmed[0] if trimmed else None
+    summary["slope_without_narrowest_se"] = trimmed[1] if trimmed else None
     per_probe = poisson_slope(
-        [r["compared_bits"] for r in usable], [r["false_hits"] for r in usable], [r["probes"] for r in usable]
+        [r["compared_bits"] for r in usable],
+        [r["false_hits"] for r in usable],
+        [r["probes"] for r in usable],
+        [(r["policy"], r["hash_mb"]) for r in usable],
     )
     summary["slope_per_probe_mle"] = per_probe[0] if per_probe else None
     nonzero = [r for r in usable if r["false_hits"] > 0]
@@ -463,7 +540,7 @@ def _plot(report: dict[str, Any], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = report["rows"]
+    rows = section(report, "width")
     fig, (ax_count, ax_rate) = plt.subplots(1, 2, figsize=(13, 5.5))
     groups = sorted({(r["policy"], r["hash_mb"]) for r in rows})
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -496,8 +573,8 @@ def _plot(report: dict[str, Any], path: str) -> None:
         ax.set_yscale("log", base=2)
         ax.set_xlabel("signature bits")
         ax.grid(True, which="both", alpha=0.3)
-    ax_count.set_ylabel("false hits, all positions (95% interval; open triangle: bound when none seen)")
-    ax_count.set_title("measured (points) vs (comparisons with other positions) / 2^bits (dashed)")
+    ax_count.set_ylabel("false hits, all positions (95% interval)")
+    ax_count.set_title("measured (points; ▽ 95% bound when none seen)\nvs (comparisons with other positions) / 2^bits (dashed)")
     ax_rate.set_ylabel("false hits per probe")
     ax_rate.set_title("per probe: measured (points), predicted (dashed)")
     ax_count.legend(fontsize=7)

@@ -21,11 +21,21 @@ as both are found, or after ``--fine70-seconds``.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from typing import Any
 
-from transpo.lab.common import add_common_options, emit, make_report, run_parallel, seed_everything, selected_positions
-from transpo.lab.errors import _warm_up, geometric_mean, int_list, policy_list, search_one
+from transpo.lab.common import add_common_options, make_report, run_parallel, seed_everything, selected_positions
+from transpo.lab.errors import (
+    _warm_up,
+    emit_sections,
+    geometric_mean,
+    int_list,
+    policy_list,
+    search_one,
+    search_positions,
+    section,
+)
 
 DEFAULT_DEPTHS = (5, 7)
 DEFAULT_HASH_MB = (1, 64)
@@ -50,6 +60,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help=f"table sizes in MB (default {','.join(map(str, DEFAULT_HASH_MB))})")  # fmt: skip
     parser.add_argument("--policies", type=policy_list, default=list(ALL_POLICIES), metavar="LIST",
                         help=f"replacement policies (default {','.join(ALL_POLICIES)})")  # fmt: skip
+    parser.add_argument("--game-depth", type=int, metavar="D",
+                        help="depth of the game section: one table per policy and size kept through all positions "
+                             "in turn, so stale entries pile up (default: the deepest of --depths; 0 skips it)")  # fmt: skip
     parser.add_argument("--fine70-seconds", type=float, default=20.0, metavar="S",
                         help="time cap of each Fine #70 search (default 20; 0 skips the section)")  # fmt: skip
     parser.add_argument("--fine70-win", type=int, default=150, metavar="CP",
@@ -74,6 +87,9 @@ def run(args: argparse.Namespace) -> None:
             raise ValueError(f"hash size must be 1..65536 MB, not {mb}")
     if args.fine70_seconds < 0:
         raise ValueError("--fine70-seconds must be >= 0")
+    game_depth = max(args.depths) if args.game_depth is None else args.game_depth
+    if not 0 <= game_depth <= 60:
+        raise ValueError("--game-depth must be 0..60")
     configs = configurations(args.policies, args.hash_mb)
     reference = ("bucket" if "bucket" in args.policies else args.policies[0], max(args.hash_mb))
 
@@ -86,6 +102,12 @@ def run(args: argparse.Namespace) -> None:
                     "kind": "search", "positions": [(fen, name)], "first": number, "limits": {"depth": depth},
                     "engine": engine, "tag": {"policy": policy, "hash_mb": mb, "depth_limit": depth},
                 })  # fmt: skip
+    if game_depth:
+        for policy, mb in configs[1:]:
+            specs.append({
+                "kind": "game", "positions": positions, "carry": True, "limits": {"depth": game_depth},
+                "engine": {"hash_mb": mb, "policy": policy}, "tag": {"policy": policy, "hash_mb": mb},
+            })  # fmt: skip
     if args.fine70_seconds > 0:
         for policy, mb in configs:
             specs.append({
@@ -93,8 +115,10 @@ def run(args: argparse.Namespace) -> None:
                 "win": args.fine70_win,
             })  # fmt: skip
     results = run_parallel(_task, specs, args.jobs, "tt-gain")
-    raw = [r for r in results if r.get("kind") != "fine70"]
+    raw = [r for r in results if r.get("kind") not in ("fine70", "game")]
     fine70 = [r for r in results if r.get("kind") == "fine70"]
+    games = [r for r in results if r.get("kind") == "game"]
+    game_rows = _game_rows(games, game_depth)
 
     rows = []
     for depth in args.depths:
@@ -107,27 +131,57 @@ def run(args: argparse.Namespace) -> None:
         for policy, mb in configs:
             group = [r for r in raw if r["depth_limit"] == depth and r["policy"] == policy and r["hash_mb"] == mb]
             rows.append(_row(depth, policy, mb, group, base, ref))
-    summary = _summary(rows, fine70, args, reference)
+    summary = _summary(rows, fine70, args, reference, game_rows)
+    deepest = max(args.depths)
+    game_records = [r for g in games for r in g["records"]]
+    for mb in args.hash_mb:
+        fresh = [r for r in raw if r["depth_limit"] == deepest and r["hash_mb"] == mb]
+        for label, records in ((f"fresh_d{deepest}", fresh), ("game", [r for r in game_records if r["hash_mb"] == mb])):
+            relative = relative_nodes(records, args.policies)
+            if relative:
+                summary[f"relative_nodes_{label}_{mb}MB"] = ", ".join(
+                    f"{p} {m:.3f}±{se:.3f}" for p, (m, se) in sorted(relative.items(), key=lambda kv: kv[1][0])
+                )
     config = {
         "depths": args.depths, "hash_mb": args.hash_mb, "policies": args.policies, "reference": list(reference),
         "fine70_fen": FINE70, "fine70_seconds": args.fine70_seconds, "fine70_win_cp": args.fine70_win,
         "seed": args.seed, "jobs": args.jobs, "positions_file": args.positions, "limit": args.limit,
         "positions": [{"fen": f, "name": n} for f, n in positions], "table": "fresh engine per search",
+        "game_depth": game_depth, "game": "one engine per policy and size searches all positions in turn, table kept",
     }  # fmt: skip
-    report = make_report("tt-gain", config, rows, summary)
-    report["fine70"] = fine70
-    report["raw"] = raw
+    for record in raw:
+        record["section"] = "position"
+    for game in games:
+        for record in game["records"]:
+            record["section"] = "game position"
+            raw.append(record)
+    report = make_report("tt-gain", config, rows + game_rows + fine70 + raw, summary)
     columns = [
         ("depth", "depth"), ("policy", "policy"), ("hash_mb", "MB"), ("nodes", "nodes"), ("time_s", "time s"),
         ("reduction_geomean", "reduction (geo)"), ("reduction_of_sums", "reduction (sum)"),
         ("move_differs_from_none", "≠ no-table"), ("move_differs_from_ref", "≠ ref"),
     ]  # fmt: skip
-    if fine70:
-        _print_fine70(fine70, args)
-    emit(report, args, columns, f"Transposition-table gain, {len(positions)} positions, fresh engine per search", _plot)
+    game_columns = [
+        ("policy", "policy"), ("hash_mb", "MB"), ("nodes", "nodes"), ("time_s", "time s"),
+        ("nodes_vs_best", "nodes / fewest"), ("stores", "stores"), ("replacements", "replacements"),
+        ("hits", "hits"), ("cutoffs", "cutoffs"),
+    ]  # fmt: skip
+    fine70_columns = [
+        ("label", "table"), ("first_depth", "first Kb1"), ("winning_depth", f"Kb1 >= {args.fine70_win} cp"),
+        ("winning_time_ms", "ms"), ("winning_nodes", "nodes"), ("material_depth", "PV wins pawn"),
+        ("max_depth", "max depth"), ("final", "final"),
+    ]  # fmt: skip
+    emit_sections(report, args, [
+        ("fine70", fine70_columns, f"Fine #70: when Kb1 (a1b1) appears (cap {args.fine70_seconds:g} s)"),
+        ("table", columns, f"Transposition-table gain, {len(positions)} positions, fresh engine per search"),
+        ("game", game_columns, f"Game: one table through all {len(positions)} positions in turn, depth {game_depth}"),
+    ], _plot)  # fmt: skip
 
 
 def _task(spec: dict[str, Any]) -> dict[str, Any]:
+    if spec["kind"] == "game":
+        return {"kind": "game", "policy": spec["engine"]["policy"], "hash_mb": spec["engine"]["hash_mb"],
+                "records": search_positions(spec)}  # fmt: skip
     if spec["kind"] == "fine70":
         return fine70_search(spec["policy"], spec["hash_mb"], spec["seconds"], spec["win"])
     return search_one(spec)
@@ -141,25 +195,22 @@ def _material(fen_board: str) -> int:
 
 
 def pv_gain(fen: str, pv: list[str]) -> int:
-    """Material (pawn units) the side to move gains along ``pv``, at the PV's best point for it.
+    """Material (pawn units) the side to move has gained at the end of ``pv``.
 
-    Counted after each of the side's own moves answered by the opponent's reply, so a
-    capture that is simply recaptured does not count.
+    The end of a principal variation is a quiet position (the quiescence search
+    resolved the captures), so a pawn won and lost again along the way counts nothing.
     """
     from transpo.core.position import Position
 
     position = Position.from_fen(fen)
     sign = 1 if position.turn == "w" else -1
     start = _material(position.fen().split()[0])
-    best = 0
-    for ply, move in enumerate(pv):
+    for move in pv:
         try:
             position.push(move)
         except ValueError:
             break
-        if ply % 2 == 1 or ply == len(pv) - 1:
-            best = max(best, sign * (_material(position.fen().split()[0]) - start))
-    return best
+    return sign * (_material(position.fen().split()[0]) - start)
 
 
 def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, Any]:
@@ -196,7 +247,9 @@ def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, A
     started = time.perf_counter()
     result = engine.search(Position.from_fen(FINE70), Limits(movetime=int(seconds * 1000)), on_info)
     wall = time.perf_counter() - started
-    out: dict[str, Any] = {"kind": "fine70", "policy": policy, "hash_mb": mb, "cap_s": seconds, "win_cp": win}
+    label = "none" if policy == NO_TABLE else f"{policy} {mb} MB"
+    out: dict[str, Any] = {"section": "fine70", "kind": "fine70", "label": label, "policy": policy, "hash_mb": mb,
+                           "cap_s": seconds, "win_cp": win}  # fmt: skip
     for name, line in found.items():
         for key in ("depth", "score", "nodes", "time_ms"):
             out[f"{name}_{key}"] = line[key] if line else None
@@ -206,6 +259,7 @@ def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, A
         "max_depth": last["depth"] if last else 0,
         "final_move": result.best_move,
         "final_score": result.score,
+        "final": f"{result.best_move} {result.score}",
         "nodes": result.nodes,
         "wall_s": round(wall, 3),
         "moves_by_depth": "".join("B" if ln["move"] == FINE70_MOVE else "." for ln in lines),
@@ -222,6 +276,7 @@ def _row(depth, policy, mb, group, base, ref) -> dict[str, Any]:
     differs_ref = [r for r in group if r["position"] in ref and r["best_move"] != ref[r["position"]]["best_move"]]
     score_none = [abs(r["score"] - base[r["position"]]["score"]) for r in group if r["position"] in base]
     return {
+        "section": "table",
         "depth": depth,
         "policy": policy,
         "hash_mb": mb if policy != NO_TABLE else None,
@@ -245,7 +300,57 @@ def _row(depth, policy, mb, group, base, ref) -> dict[str, Any]:
     }
 
 
-def _summary(rows, fine70, args, reference) -> dict[str, Any]:
+def relative_nodes(records: list[dict[str, Any]], policies: list[str]) -> dict[str, tuple[float, float]]:
+    """Per policy: geometric mean over positions of its nodes / the geometric mean of all policies' nodes
+    for that position, with the standard error of that mean (in the same ratio units, approximately).
+
+    Unlike summed nodes, every position weighs the same; the standard error shows how much of a
+    difference is the search's sensitivity to any change in the table rather than the policy.
+    """
+    by_policy: dict[str, dict[int, int]] = {}
+    for r in records:
+        if r["policy"] in policies and r["nodes"] > 0:
+            by_policy.setdefault(r["policy"], {})[r["position"]] = r["nodes"]
+    names = [p for p in policies if p in by_policy]
+    common = set.intersection(*(set(by_policy[p]) for p in names)) if names else set()
+    if not common:
+        return {}
+    out = {}
+    for p in names:
+        logs = []
+        for i in sorted(common):
+            mean = sum(math.log(by_policy[q][i]) for q in names) / len(names)
+            logs.append(math.log(by_policy[p][i]) - mean)
+        mean = sum(logs) / len(logs)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1)) if len(logs) > 1 else 0.0
+        out[p] = (math.exp(mean), math.exp(mean) * spread / math.sqrt(len(logs)))
+    return out
+
+
+def _fewest(totals: dict[str, int]) -> str:
+    """The policy with the fewest nodes; tied ones joined by ' = '."""
+    best = min(totals.values())
+    return " = ".join(p for p in totals if totals[p] == best)
+
+
+def _game_rows(games: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:
+    rows = []
+    for game in games:
+        records = game["records"]
+        row = {"section": "game", "depth": depth, "policy": game["policy"], "hash_mb": game["hash_mb"],
+               "positions": len(records), "time_s": sum(r["time_ms"] for r in records) / 1000}  # fmt: skip
+        for name in ("nodes", "probes", "hits", "cutoffs", "stores", "replacements"):
+            row[name] = sum(r[name] for r in records)
+        rows.append(row)
+    for mb in {r["hash_mb"] for r in rows}:
+        same = [r for r in rows if r["hash_mb"] == mb]
+        fewest = min(r["nodes"] for r in same)
+        for r in same:
+            r["nodes_vs_best"] = r["nodes"] / fewest if fewest else None
+    return rows
+
+
+def _summary(rows, fine70, args, reference, game_rows) -> dict[str, Any]:
     summary: dict[str, Any] = {}
     tables = [r for r in rows if r["policy"] != NO_TABLE]
     deepest = max(args.depths)
@@ -253,17 +358,24 @@ def _summary(rows, fine70, args, reference) -> dict[str, Any]:
         if r["depth"] == deepest:
             summary[f"reduction_d{deepest}_{r['policy']}_{r['hash_mb']}MB"] = r["reduction_geomean"]
     totals = {policy: sum(r["nodes"] for r in tables if r["policy"] == policy) for policy in args.policies}
-    strongest = min(totals, key=lambda p: totals[p])
+    strongest = _fewest(totals)
     summary["nodes_summed_by_policy"] = ", ".join(f"{p} {totals[p]:,}" for p in sorted(totals, key=totals.get))
     summary["strongest_policy"] = strongest
     best = min(totals.values())
     summary["strongest_margin"] = (
-        ", ".join(f"{p} +{100 * (totals[p] / best - 1):.2f}%" for p in sorted(totals, key=totals.get) if p != strongest)
-        or "only one policy"
+        ", ".join(f"{p} +{100 * (totals[p] / best - 1):.2f}%" for p in sorted(totals, key=totals.get) if totals[p] > best)
+        or "no difference"
     )
     for mb in args.hash_mb:
         per_size = {p: sum(r["nodes"] for r in tables if r["policy"] == p and r["hash_mb"] == mb) for p in args.policies}
-        summary[f"strongest_policy_{mb}MB"] = min(per_size, key=lambda p: per_size[p])
+        summary[f"strongest_policy_{mb}MB"] = _fewest(per_size)
+    if game_rows:
+        totals = {p: sum(r["nodes"] for r in game_rows if r["policy"] == p) for p in args.policies}
+        summary["game_nodes_by_policy"] = ", ".join(f"{p} {totals[p]:,}" for p in sorted(totals, key=totals.get))
+        summary["strongest_policy_game"] = _fewest(totals)
+        for mb in args.hash_mb:
+            per_size = {r["policy"]: r["nodes"] for r in game_rows if r["hash_mb"] == mb}
+            summary[f"strongest_policy_game_{mb}MB"] = _fewest(per_size)
     for r in fine70:
         label = "no table" if r["policy"] == NO_TABLE else f"{r['policy']} {r['hash_mb']}MB"
         if r["winning_depth"] is not None:
@@ -274,41 +386,20 @@ def _summary(rows, fine70, args, reference) -> dict[str, Any]:
     return summary
 
 
-def _print_fine70(fine70: list[dict[str, Any]], args: argparse.Namespace) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"Fine #70: when Kb1 (a1b1) appears (cap {args.fine70_seconds:g} s)")
-    for heading in ("table", "first Kb1", f"Kb1 >= {args.fine70_win} cp", "time ms", "nodes", "PV wins material",
-                    "max depth", "final"):  # fmt: skip
-        table.add_column(heading, justify="right")
-    for r in fine70:
-        label = "none" if r["policy"] == NO_TABLE else f"{r['policy']} {r['hash_mb']} MB"
-
-        def depth(name: str) -> str:
-            return "-" if r[f"{name}_depth"] is None else f"d{r[f'{name}_depth']}"
-
-        table.add_row(
-            label, depth("first"), depth("winning"), _fmt(r["winning_time_ms"]), _fmt(r["winning_nodes"]),
-            depth("material"), str(r["max_depth"]), f"{r['final_move']} {r['final_score']}",
-        )  # fmt: skip
-    Console().print(table)
-
-
-def _fmt(value: Any) -> str:
-    return "-" if value is None else f"{value:,}"
-
-
 def _plot(report: dict[str, Any], path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in report["rows"] if r["policy"] != NO_TABLE]
+    table_rows = section(report, "table")
+    rows = [r for r in table_rows if r["policy"] != NO_TABLE]
+    games = section(report, "game")
     depths = sorted({r["depth"] for r in rows})
     configs = sorted({(r["policy"], r["hash_mb"]) for r in rows}, key=lambda c: (c[1], c[0]))
-    fig, (ax_factor, ax_nodes) = plt.subplots(1, 2, figsize=(13, 5.5))
+    panels = 3 if games else 2
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 5.5))
+    ax_factor, ax_nodes = axes[0], axes[1]
     for policy, mb in configs:
         group = sorted((r for r in rows if r["policy"] == policy and r["hash_mb"] == mb), key=lambda r: r["depth"])
         style = "-" if mb == max(c[1] for c in configs) else "--"
@@ -320,30 +411,42 @@ def _plot(report: dict[str, Any], path: str) -> None:
     ax_factor.set_xticks(depths)
     ax_factor.grid(True, which="both", alpha=0.3)
     ax_factor.legend(fontsize=8)
-    ax_factor.set_title("node reduction by the table")
+    ax_factor.set_title("node reduction by the table (fresh table per search)")
 
     deepest = max(depths)
     sizes = sorted({mb for _, mb in configs})
     policies = sorted({p for p, _ in configs})
-    width = 0.8 / max(1, len(sizes))
-    none_nodes = next((r["nodes"] for r in report["rows"] if r["policy"] == NO_TABLE and r["depth"] == deepest), None)
-    for j, mb in enumerate(sizes):
-        values = []
-        for p in policies:
-            match = [r["nodes"] for r in rows if r["policy"] == p and r["hash_mb"] == mb and r["depth"] == deepest]
-            values.append(match[0] if match else 0)
-        xs = [i + (j - (len(sizes) - 1) / 2) * width for i in range(len(policies))]
-        ax_nodes.bar(xs, values, width=width, label=f"{mb} MB")
-    ax_nodes.set_xticks(range(len(policies)))
-    ax_nodes.set_xticklabels(policies)
-    ax_nodes.set_ylabel(f"nodes to depth {deepest}, summed over positions")
-    title = f"nodes by replacement policy at depth {deepest}"
+
+    def bars(ax, source, title) -> None:
+        width = 0.8 / max(1, len(sizes))
+        for j, mb in enumerate(sizes):
+            values = {r["policy"]: r["nodes"] for r in source if r["hash_mb"] == mb}
+            if not values:
+                continue
+            fewest = min(values.values())
+            xs = [i + (j - (len(sizes) - 1) / 2) * width for i in range(len(policies))]
+            ax.bar(xs, [values.get(p, 0) / fewest for p in policies], width=width, label=f"{mb} MB")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(policies)))
+        ax.set_xticklabels(policies)
+        ax.set_ylabel("summed nodes / fewest of that size")
+        ax.set_ylim(0.95, max(1.1, ax.get_ylim()[1]))
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+
+    none_nodes = next((r["nodes"] for r in table_rows if r["policy"] == NO_TABLE and r["depth"] == deepest), None)
+    title = f"policies at depth {deepest}, fresh table"
     if none_nodes:
-        title += f" (no table: {none_nodes:,})"
-    ax_nodes.set_title(title)
-    ax_nodes.legend(fontsize=8)
-    ax_nodes.grid(True, axis="y", alpha=0.3)
-    fig.suptitle(f"With and without the transposition table; strongest policy: {report['summary']['strongest_policy']}")
+        title += f"\n(no table: {none_nodes:,} nodes)"
+    bars(ax_nodes, [r for r in rows if r["depth"] == deepest], title)
+    if games:
+        bars(axes[2], games, f"game: one table through all positions, depth {games[0]['depth']}")
+    summary = report["summary"]
+    heading = f"With and without the transposition table; fewest nodes: {summary['strongest_policy']} (fresh)"
+    if "strongest_policy_game" in summary:
+        heading += f", {summary['strongest_policy_game']} (game)"
+    fig.suptitle(heading)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
