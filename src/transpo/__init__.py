@@ -8,10 +8,39 @@ at once while the compiled core loads in the background.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
 __version__ = "0.1.0"
+
+
+
+def _use_versioned_numba_cache() -> None:
+    """Point numba's cache at a folder named after a hash of Transpo's sources.
+
+    numba checks only the timestamp of a cached function's own file, so a
+    change in a module whose code it inlined (the search inlines make/unmake)
+    would leave stale machine code in ``__pycache__``.  One folder per source
+    version makes every change compile afresh.  Must run before numba is
+    imported; a ``NUMBA_CACHE_DIR`` set by the user becomes the parent folder.
+    """
+    if "numba" in sys.modules:
+        return
+    digest = hashlib.sha1()
+    package = Path(__file__).parent
+    for path in sorted([*package.glob("core/*.py"), *package.glob("engine/*.py")]):  # the compiled layers
+        digest.update(path.read_bytes())
+    version = "transpo-" + digest.hexdigest()[:16]
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "transpo", "numba")
+    if Path(base).name != version:  # a child process inherits the parent's versioned folder as it is
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, version)
+
+
+_use_versioned_numba_cache()
 
 if TYPE_CHECKING:  # pragma: no cover
     from transpo.core.position import START_FEN, IllegalMove, InvalidFEN, Position, Status

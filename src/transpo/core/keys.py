@@ -139,7 +139,7 @@ def key_set(name: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> np.ndarray
     return expand(raw_key_set(name, seed))
 
 
-@njit("uint64(int8[::1], int64[::1], uint64[::1])", cache=True, nogil=True)
+@njit("uint64(int8[::1], int64[::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
 def compute_key(board, state, zob):
     """The key of a position computed from scratch (make/unmake keep it incrementally)."""
     key = np.uint64(0)

@@ -37,7 +37,7 @@ def _only_minor_pieces(state, color):
     return majors == 0 and state[base + KNIGHT] + state[base + BISHOP] <= 1
 
 
-@njit("int64(int64[::1])", cache=True, nogil=True)
+@njit("int64(int64[::1])", cache=True, nogil=True, _nrt=False)
 def evaluate(state):
     """Score in centipawns for the side to move."""
     if _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1):
@@ -47,7 +47,7 @@ def evaluate(state):
     return (score if state[ST_SIDE] == 0 else -score) + TEMPO
 
 
-@njit("void(int8[::1], int64[::1], int32[:, :, ::1])", cache=True, nogil=True)
+@njit("void(int8[::1], int64[::1], int32[:, :, ::1])", cache=True, nogil=True, _nrt=False)
 def refresh_sums(board, state, psq):
     """Recompute the piece-square sums of the state from scratch with table ``psq``."""
     state[ST_MG] = 0

@@ -44,6 +44,7 @@ def mvv_lva(board, move):
     "void(int8[::1], int32[::1], int32[::1], int64, int64, int64, int32[:, ::1], int64, int32[::1])",
     cache=True,
     nogil=True,
+    _nrt=False,
 )
 def score_moves(board, moves, scores, start, end, hash_move, killers, ply, history):
     """Give every move in ``moves[start:end]`` its ordering score in ``scores``."""

@@ -44,7 +44,7 @@ from transpo.core.board import (
     ST_SIDE,
 )
 from transpo.core.keys import compute_key
-from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
+from transpo.core.makemove import _make, _unmake, is_repetition, make_null, unmake_null
 from transpo.core.movegen import generate_moves, in_check
 from transpo.engine.evaluate import evaluate
 from transpo.engine.ordering import PIECE_VALUE, pick_next, record_quiet_cutoff, score_moves
@@ -117,6 +117,7 @@ def _excluded(ctl, move):
     " int64, int64, int64, int64, boolean)",
     cache=True,
     nogil=True,
+    _nrt=False,  # no reference counting of the many array arguments (see core/movegen.py)
 )
 def negamax(
     board, state, keys, undo, zob, psq,
@@ -156,13 +157,13 @@ def negamax(
             promo = (move >> 14) & 7
             if promo == 0 and best + PIECE_VALUE[board[(move >> 7) & 127] & 7] + DELTA_MARGIN < alpha:
                 continue  # delta pruning: even winning this piece cannot reach alpha
-            make_move(board, state, keys, undo, move, zob, psq)
+            _make(board, state, keys, undo, move, zob, psq)
             score = -negamax(
                 board, state, keys, undo, zob, psq, tt, tti, check, check_zob,
                 moves, scores, quiets, killers, history, pv, pv_len, ctl,
                 depth - 1, -beta, -alpha, ply + 1, forbid_null,
             )  # fmt: skip
-            unmake_move(board, state, undo, move)
+            _unmake(board, state, undo, move)
             if ctl[CTL_ABORTED] != 0:
                 return 0
             if score > best:
@@ -244,10 +245,10 @@ def negamax(
         if root and _excluded(ctl, move):
             continue
         quiet = ((move >> 17) & 1) == 0 and ((move >> 14) & 7) == 0
-        make_move(board, state, keys, undo, move, zob, psq)
+        _make(board, state, keys, undo, move, zob, psq)
         gives_check = in_check(board, state)
         if futile and quiet and searched > 0 and not gives_check:
-            unmake_move(board, state, undo, move)
+            _unmake(board, state, undo, move)
             quiets[start + quiet_count] = move
             quiet_count += 1
             continue
@@ -282,7 +283,7 @@ def negamax(
                     moves, scores, quiets, killers, history, pv, pv_len, ctl,
                     new_depth, -beta, -alpha, ply + 1, allow_null,
                 )  # fmt: skip
-        unmake_move(board, state, undo, move)
+        _unmake(board, state, undo, move)
         if ctl[CTL_ABORTED] != 0:
             return 0
         searched += 1

@@ -138,7 +138,7 @@ def data_generation(data):
     return np.int64(data >> np.uint64(GEN_SHIFT))
 
 
-@njit("int64(uint64[::1], int64[::1], uint64[::1], uint64, uint64)", cache=True, nogil=True)
+@njit("int64(uint64[::1], int64[::1], uint64[::1], uint64, uint64)", cache=True, nogil=True, _nrt=False)
 def probe(table, info, check, key, check_key):
     """Word index of the entry for ``key`` (its data word is index + 1), or -1.
 
@@ -198,6 +198,7 @@ def _victim_slot(table, info, base, key):
     "void(uint64[::1], int64[::1], uint64[::1], uint64, uint64, int64, int64, int64, int64, int64)",
     cache=True,
     nogil=True,
+    _nrt=False,
 )
 def store(table, info, check, key, check_key, move, score, static_eval, depth, bound):
     """Save a search result; ``score`` must already be node-relative (:func:`to_tt`)."""
@@ -232,7 +233,7 @@ def store(table, info, check, key, check_key, move, score, static_eval, depth, b
     info[TI_STORES] += 1
 
 
-@njit("int64(uint64[::1], int64[::1])", cache=True, nogil=True)
+@njit("int64(uint64[::1], int64[::1])", cache=True, nogil=True, _nrt=False)
 def hashfull(table, info):
     """Per mille of the first 1000 buckets' slots holding an entry of the current search."""
     buckets = min(1000, info[TI_MASK] + 1)
