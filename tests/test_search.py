@@ -211,11 +211,6 @@ def test_fifty_move_rule_forced_draw_scores_zero(fen):
     assert (fresh.score if " w " in fen else -fresh.score) > 300
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="search.negamax returns the fifty-move draw (halfmove >= 100) before it looks for checkmate, "
-    "so a mate delivered on the 100th ply is scored 0; checkmate should take precedence",
-)
 def test_fifty_move_rule_mate_on_the_last_move_counts():
     fen = "k7/8/1K6/8/8/8/8/2Q5 w - - 99 80"
     board = chess.Board(fen)
@@ -394,11 +389,6 @@ def test_caller_position_is_unchanged():
     assert position.fen() == "r1bqkbnr/1ppp1ppp/p1n5/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 1 4"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="depth 127 with the root in check: the check extension makes depth 128, which store() packs into "
-    "the 7-bit depth field; it overflows into the bound bits and the entry reads back as depth 0",
-)
 def test_deepest_search_stores_a_valid_depth():
     from transpo.engine import table as T
 

@@ -177,8 +177,12 @@ def negamax(
     root = ply == 0
     pv_node = beta - alpha > 1
     if not root:
-        if state[ST_HALFMOVE] >= 100 or is_repetition(state, keys, 1):
+        if is_repetition(state, keys, 1):
             return 0
+        if state[ST_HALFMOVE] >= 100:  # fifty-move draw, unless this very move mated
+            if not checked or generate_moves(board, state, moves, start, False) > start:
+                return 0
+            return -MATE + ply
         # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
@@ -314,5 +318,5 @@ def negamax(
             bound = BOUND_EXACT
         else:
             bound = BOUND_UPPER
-        store(tt, tti, check, key, check_key, best_move, to_tt(best, ply), static_eval, max(depth, 0), bound)
+        store(tt, tti, check, key, check_key, best_move, to_tt(best, ply), static_eval, min(max(depth, 0), 127), bound)
     return best
