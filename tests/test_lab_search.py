@@ -93,7 +93,8 @@ def test_crashes_command(tmp_path):
     assert set(rows) == {"reference again", "8-bit", "64-bit", "every 10", "every 10,000,000"}
     for name in ("reference again", "64-bit"):
         row = rows[name]
-        assert row["crashes"] == 0 and row["root_changed"] == 0 and row["score_changed"] == 0 and row["tree_changed"] == 0
+        assert row["crashes"] == 0 and row["root_changed"] == 0
+        assert row["score_changed"] == 0 and row["tree_changed"] == 0
     forced = [r for r in rows_of(report, "position") if r["kind"] == "forced" and r["value"] == 10]
     assert rows["every 10"]["crashes"] == sum(r["forced_false_hits"] + r["false_hits"] for r in forced)
     for row in rows.values():
@@ -171,17 +172,16 @@ def test_reference_search_is_deterministic():
 
 
 def test_new_game_equals_a_fresh_engine():
-    fen, name = DEFAULT_POSITIONS[1]
-    fresh = search_one({"positions": [(fen, name)], "limits": {"depth": 5}, "engine": {"hash_mb": 1}})
-    carried = search_one({"positions": [DEFAULT_POSITIONS[0], (fen, name)], "limits": {"depth": 5},
-                          "engine": {"hash_mb": 1}})  # fmt: skip
+    """search_positions without ``carry`` calls new_game between positions: same as a fresh engine."""
     from transpo.lab.errors import search_positions
 
-    both = search_positions({"positions": [DEFAULT_POSITIONS[0], (fen, name)], "limits": {"depth": 5},
+    second = DEFAULT_POSITIONS[1]
+    fresh = search_one({"positions": [second], "limits": {"depth": 5}, "engine": {"hash_mb": 1}})
+    both = search_positions({"positions": [DEFAULT_POSITIONS[0], second], "limits": {"depth": 5},
                              "engine": {"hash_mb": 1}})  # fmt: skip
-    assert carried["name"] == DEFAULT_POSITIONS[0][1]
-    assert (both[1]["best_move"], both[1]["score"], both[1]["nodes"]) == (
-        fresh["best_move"], fresh["score"], fresh["nodes"])  # fmt: skip
+    assert both[1]["name"] == second[1]
+    for key in ("best_move", "score", "nodes", "probes", "hits", "stores"):
+        assert both[1][key] == fresh[key]
 
 
 def test_forced_false_hits_are_injected_and_counted():
@@ -218,6 +218,9 @@ def test_poisson_interval():
 
 
 def test_pv_gain_counts_a_won_pawn():
-    win = "a1b1 a7b7 b1c1 b7c7 c1d1 c7d7 d1c2 d7c8 c2d2 c8d7 d2c3 d7c7 c3d3 c7b7 d3e3 b7c8 e3f3 c8d7 f3g3 d7c7 g3h4 c7b8 h4g5 b8c7 g5f5"
+    win = (
+        "a1b1 a7b7 b1c1 b7c7 c1d1 c7d7 d1c2 d7c8 c2d2 c8d7 d2c3 d7c7 c3d3 c7b7 d3e3 b7c8 e3f3 c8d7 f3g3 d7c7"
+        " g3h4 c7b8 h4g5 b8c7 g5f5"
+    )
     assert pv_gain(FINE70, win.split()) == 1
     assert pv_gain(FINE70, ["a1b2", "a7b6"]) == 0

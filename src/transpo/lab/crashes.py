@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> None:
     config = {
         "bits": args.bits, "forced": forced, "depth": args.depth, "margin_cp": args.margin, "hash_mb": args.hash_mb,
         "policy": args.policy, "keys": args.keys, "seed": args.seed, "jobs": args.jobs,
-        "positions_file": args.positions, "limit": args.limit, "positions": [{"fen": f, "name": n} for f, n in positions],
+        "positions_file": args.positions, "limit": args.limit,
+        "positions": [{"fen": f, "name": n} for f, n in positions],
         "reference": "64-bit signatures, no forced false hits, fresh engine per search (searched twice)",
     }  # fmt: skip
     for record in raw:

@@ -410,7 +410,8 @@ def run(args: argparse.Namespace) -> None:
     report = make_report("errors", config, rows + raw, summary)
     _print_rates(rows)
     columns = [
-        ("policy", "policy"), ("hash_mb", "MB"), ("bits", "bits"), ("probes", "probes"), ("other_compared", "cmp other"), ("false_hits", "false"), ("predicted", "pred"),
+        ("policy", "policy"), ("hash_mb", "MB"), ("bits", "bits"), ("probes", "probes"),
+        ("other_compared", "cmp other"), ("false_hits", "false"), ("predicted", "pred"),
         ("ratio", "meas/pred"),
     ]  # fmt: skip
     what = f"depth {limits['depth']}" if "depth" in limits else f"{limits['movetime']} ms"
@@ -574,7 +575,9 @@ def _plot(report: dict[str, Any], path: str) -> None:
         ax.set_xlabel("signature bits")
         ax.grid(True, which="both", alpha=0.3)
     ax_count.set_ylabel("false hits, all positions (95% interval)")
-    ax_count.set_title("measured (points; ▽ 95% bound when none seen)\nvs (comparisons with other positions) / 2^bits (dashed)")
+    ax_count.set_title(
+        "measured (points; ▽ 95% bound when none seen)\nvs (comparisons with other positions) / 2^bits (dashed)"
+    )
     ax_rate.set_ylabel("false hits per probe")
     ax_rate.set_title("per probe: measured (points), predicted (dashed)")
     ax_count.legend(fontsize=7)

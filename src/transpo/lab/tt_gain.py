@@ -61,8 +61,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--policies", type=policy_list, default=list(ALL_POLICIES), metavar="LIST",
                         help=f"replacement policies (default {','.join(ALL_POLICIES)})")  # fmt: skip
     parser.add_argument("--game-depth", type=int, metavar="D",
-                        help="depth of the game section: one table per policy and size kept through all positions "
-                             "in turn, so stale entries pile up (default: the deepest of --depths; 0 skips it)")  # fmt: skip
+                        help="depth of the game section: one table per policy and size kept through all "
+                             "positions in turn, so stale entries pile up (default: the deepest of --depths; "
+                             "0 skips it)")  # fmt: skip
     parser.add_argument("--fine70-seconds", type=float, default=20.0, metavar="S",
                         help="time cap of each Fine #70 search (default 20; 0 skips the section)")  # fmt: skip
     parser.add_argument("--fine70-win", type=int, default=150, metavar="CP",
@@ -363,11 +364,15 @@ def _summary(rows, fine70, args, reference, game_rows) -> dict[str, Any]:
     summary["strongest_policy"] = strongest
     best = min(totals.values())
     summary["strongest_margin"] = (
-        ", ".join(f"{p} +{100 * (totals[p] / best - 1):.2f}%" for p in sorted(totals, key=totals.get) if totals[p] > best)
+        ", ".join(
+            f"{p} +{100 * (totals[p] / best - 1):.2f}%" for p in sorted(totals, key=totals.get) if totals[p] > best
+        )
         or "no difference"
     )
     for mb in args.hash_mb:
-        per_size = {p: sum(r["nodes"] for r in tables if r["policy"] == p and r["hash_mb"] == mb) for p in args.policies}
+        per_size = {
+            p: sum(r["nodes"] for r in tables if r["policy"] == p and r["hash_mb"] == mb) for p in args.policies
+        }
         summary[f"strongest_policy_{mb}MB"] = _fewest(per_size)
     if game_rows:
         totals = {p: sum(r["nodes"] for r in game_rows if r["policy"] == p) for p in args.policies}
