@@ -173,6 +173,44 @@ def emit(
         console.print(f"wrote {args.plot}")
 
 
+Section = tuple[str, Sequence[tuple[str, str]], str]  # (row["section"] value, columns, title)
+
+
+def section(report: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The rows of one section of a report."""
+    return [row for row in report["rows"] if row.get("section") == name]
+
+
+def emit_sections(
+    report: dict[str, Any],
+    args: argparse.Namespace,
+    sections: Sequence[Section],
+    plot: Callable[[dict[str, Any], str], None] | None = None,
+) -> None:
+    """:func:`emit` for a report whose rows carry a ``section``: one table per listed section.
+
+    The summary follows the last table; rows of unlisted sections (per-position
+    records) go only to ``--json``; a row's ``note`` is printed under its table.
+    The whole report is written once (``--json``) and drawn once (``--plot``).
+    """
+    console = Console()
+    quiet = argparse.Namespace(**{**vars(args), "json": None, "plot": None})
+    shown = [s for s in sections if section(report, s[0])]
+    for number, (name, columns, title) in enumerate(shown):
+        rows = section(report, name)
+        last = number == len(shown) - 1
+        emit({**report, "rows": rows, "summary": report["summary"] if last else {}}, quiet, columns, title)
+        for row in rows:
+            if row.get("note"):
+                console.print(f"[dim]{row.get('who', '')} {row.get('case', '')}: {row['note']}[/dim]", highlight=False)
+    if getattr(args, "json", None):
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    if plot is not None and getattr(args, "plot", None):
+        plot(report, args.plot)
+        console.print(f"wrote {args.plot}")
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         if value == 0:

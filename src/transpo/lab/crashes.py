@@ -25,8 +25,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from transpo.lab.common import add_common_options, make_report, run_parallel, seed_everything, selected_positions
-from transpo.lab.errors import add_key_options, check_key_options, emit_sections, int_list, search_one, section
+from transpo.lab.common import (
+    add_common_options,
+    emit_sections,
+    make_report,
+    run_parallel,
+    section,
+    seed_everything,
+    selected_positions,
+)
+from transpo.lab.errors import add_key_options, check_key_options, int_list, search_one
 
 DEFAULT_BITS = (8, 12, 16, 20, 24, 32, 64)
 DEFAULT_FORCED = (10, 100, 1000, 10**4, 10**5, 10**6, 10**7)

@@ -48,7 +48,15 @@ from typing import Any
 
 import numpy as np
 
-from transpo.lab.common import add_common_options, emit, make_report, run_parallel, seed_everything, selected_positions
+from transpo.lab.common import (
+    add_common_options,
+    emit_sections,
+    make_report,
+    run_parallel,
+    section,
+    seed_everything,
+    selected_positions,
+)
 
 DEFAULT_BITS = (8, 12, 16, 20)
 DEFAULT_HASH_MB = (1, 16)
@@ -175,42 +183,6 @@ def _warm_up() -> None:
 def search_one(spec: dict[str, Any]) -> dict[str, Any]:
     """:func:`search_positions` for a spec with a single position: its one record."""
     return search_positions(spec)[0]
-
-
-def emit_sections(
-    report: dict[str, Any],
-    args: argparse.Namespace,
-    sections: list[tuple[str, list[tuple[str, str]], str]],
-    plot: Any = None,
-) -> None:
-    """``common.emit`` for a report whose rows carry a ``section``: print the listed sections, write all.
-
-    Each (section, columns, title) is printed as its own table (the summary after the
-    last); rows of unlisted sections (the per-position records) go only to ``--json``.
-    """
-    import json
-    from pathlib import Path
-
-    from rich.console import Console
-
-    quiet = argparse.Namespace(**{**vars(args), "json": None, "plot": None})
-    shown = [s for s in sections if any(r.get("section") == s[0] for r in report["rows"])]
-    for number, (name, columns, title) in enumerate(shown):
-        rows = [r for r in report["rows"] if r.get("section") == name]
-        last = number == len(shown) - 1
-        emit({**report, "rows": rows, "summary": report["summary"] if last else {}}, quiet, columns, title)
-    console = Console()
-    if getattr(args, "json", None):
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-        console.print(f"wrote {args.json}")
-    if plot is not None and getattr(args, "plot", None):
-        plot(report, args.plot)
-        console.print(f"wrote {args.plot}")
-
-
-def section(report: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    """The rows of one section of a report."""
-    return [r for r in report["rows"] if r.get("section") == name]
 
 
 def geometric_mean(values: list[float]) -> float | None:

@@ -36,8 +36,7 @@ import numpy as np
 
 from transpo.core.keys import DEFAULT_PRNG_SEED, KEY_SET_NAMES, RAW_KEYS, compute_key, key_set, raw_key_set
 from transpo.core.position import Position
-from transpo.lab.common import add_common_options, make_report, run_parallel, selected_positions
-from transpo.lab.odds import Section, emit_sections
+from transpo.lab.common import Section, add_common_options, emit_sections, make_report, run_parallel, selected_positions
 
 DEFAULT_WIDTHS = (16, 32, 64)
 DEFAULT_DISTANCES = (1, 2, 4, 8, 16, 32)

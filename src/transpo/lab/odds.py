@@ -23,16 +23,13 @@ each section prints as its own table.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from rich.console import Console
 
-from transpo.lab.common import add_common_options, emit, make_report, run_parallel
+from transpo.lab.common import Section, add_common_options, emit_sections, make_report, run_parallel
 
 SECONDS_PER_YEAR = 365.25 * 86400
 DEFAULT_BITS = (16, 32, 48, 64)
@@ -356,40 +353,6 @@ def false_hit_rows(
 
 
 # --- output ------------------------------------------------------------------------
-
-
-Section = tuple[str, Sequence[tuple[str, str]], str]
-
-
-def emit_sections(
-    report: dict[str, Any],
-    args: argparse.Namespace,
-    sections: Sequence[Section],
-    plot: Callable[[dict[str, Any], str], None] | None = None,
-) -> None:
-    """``common.emit`` for a report whose rows fall into ``sections`` (row["section"] == name).
-
-    ``emit`` prints one table and writes the report it printed; here every section is
-    printed through ``emit`` with its own columns, then the whole report is written
-    once (``--json``) and drawn once (``--plot``).
-    """
-    console = Console()
-    quiet = argparse.Namespace(**{**vars(args), "json": None, "plot": None})
-    present = {row["section"] for row in report["rows"]}
-    shown = [section for section in sections if section[0] in present]
-    for number, (name, columns, title) in enumerate(shown):
-        rows = [row for row in report["rows"] if row["section"] == name]
-        last = number == len(shown) - 1
-        emit({**report, "rows": rows, "summary": report["summary"] if last else {}}, quiet, columns, title)
-        for row in rows:
-            if row.get("note"):
-                console.print(f"[dim]{row.get('who', '')} {row.get('case', '')}: {row['note']}[/dim]", highlight=False)
-    if getattr(args, "json", None):
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-        console.print(f"wrote {args.json}")
-    if plot is not None and getattr(args, "plot", None):
-        plot(report, args.plot)
-        console.print(f"wrote {args.plot}")
 
 
 SECTIONS: tuple[Section, ...] = (

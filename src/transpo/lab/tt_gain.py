@@ -25,16 +25,22 @@ import math
 import time
 from typing import Any
 
-from transpo.lab.common import add_common_options, make_report, run_parallel, seed_everything, selected_positions
+from transpo.lab.common import (
+    add_common_options,
+    emit_sections,
+    make_report,
+    run_parallel,
+    section,
+    seed_everything,
+    selected_positions,
+)
 from transpo.lab.errors import (
     _warm_up,
-    emit_sections,
     geometric_mean,
     int_list,
     policy_list,
     search_one,
     search_positions,
-    section,
 )
 
 DEFAULT_DEPTHS = (5, 7)
