@@ -130,3 +130,11 @@ def test_overhead_is_taken_off(overhead):
     _check(b, left, overhead)
     if overhead:
         assert b.hard_ms <= allot(Limits(wtime=left, winc=100), True, 0).hard_ms
+
+
+@pytest.mark.parametrize("left", [1, 20, 30, 31, 33, 34])
+def test_minimum_budget_never_eats_the_overhead(left):
+    """Below overhead + 5 ms the floor yields: hard + overhead stays within the clock (or 1 ms when none is left)."""
+    budget = allot(Limits(wtime=left, winc=10), True, 30)
+    assert budget.hard_ms + 30 <= max(left, 31)
+    assert 0 < budget.soft_ms <= budget.hard_ms

@@ -57,10 +57,10 @@ def allot(limits: Limits, white: bool, overhead_ms: int) -> Budget:
     left, inc = limits.clock(white)
     if left is None:
         return Budget(None, None)
-    usable = max(MIN_BUDGET_MS, left - overhead_ms)
+    usable = max(1, left - overhead_ms)  # at least a millisecond: "go" must still answer a move
     moves_to_go = min(limits.movestogo or DEFAULT_MOVES_TO_GO, DEFAULT_MOVES_TO_GO)
     share = usable / moves_to_go + 0.75 * inc
     hard_cap = usable * (0.8 if moves_to_go == 1 else 0.3)
-    hard = max(MIN_BUDGET_MS, min(4 * share, hard_cap))
-    soft = max(MIN_BUDGET_MS / 2, min(0.6 * share, hard))
+    hard = min(max(MIN_BUDGET_MS, min(4 * share, hard_cap)), usable)  # the floor never eats the overhead
+    soft = min(max(MIN_BUDGET_MS / 2, 0.6 * share), hard)
     return Budget(soft, hard)
