@@ -285,6 +285,8 @@ class Engine:
             return False
         if n_root_moves == 1:
             return True  # a forced move needs no thought on the clock
+        if best.mate_in is not None and best.depth >= 2 * abs(best.mate_in) + 4:
+            return True  # a mate found with plies to spare will not go away on the clock
         return self._elapsed_ms(self._started) >= soft
 
     def _result(self, completed: list[Info], root_moves: list[int], t0: float) -> SearchResult:
