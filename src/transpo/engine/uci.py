@@ -444,11 +444,19 @@ class UCI:
         self._ponder_search = limits.ponder
         self._open_ended = limits.infinite or limits.ponder
         self._search_done.clear()
-        engine._pondering = False  # so ponderhit can tell when search() has taken over
+        from transpo.engine.search import CTL_NODE_LIMIT
+
+        # Engine.search zeroes its control array (the stop flag too) when it starts: a stop()
+        # before that would be lost.  So mark the array and wait until search() has reset it.
+        engine._pondering = False  # and so ponderhit can tell when search() has taken the limits
+        engine.ctl[CTL_NODE_LIMIT] = -1
         self._search_thread = threading.Thread(
             target=self._search, args=(engine, position, limits), name="transpo-search", daemon=True
         )
         self._search_thread.start()
+        deadline = time.monotonic() + 5.0
+        while engine.ctl[CTL_NODE_LIMIT] == -1 and self._search_thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.0002)
 
     def cmd_stop(self, args: list[str]) -> None:
         if not self._active():
@@ -577,6 +585,17 @@ def _install_quiet_hooks(uci: UCI) -> None:
     warnings.simplefilter("ignore")
 
 
+def _skip_scipy() -> None:
+    """Keep numba from importing scipy in the engine process (about 0.5 s of the start-up).
+
+    Loading the first cached function makes numba look for a BLAS in
+    ``scipy.linalg``; the engine uses no linear algebra, and numba takes a failed
+    import as "no BLAS".  ``TRANSPO_ALLOW_SCIPY=1`` turns this off.
+    """
+    if "scipy" not in sys.modules and not os.environ.get("TRANSPO_ALLOW_SCIPY"):
+        sys.modules["scipy"] = None  # type: ignore[assignment]
+
+
 def run_uci(stdin: TextIO | None = None, stdout: TextIO | None = None, exit_process: bool = True) -> int:
     """Run the UCI engine on stdin/stdout until ``quit`` or end of input.
 
@@ -593,6 +612,7 @@ def run_uci(stdin: TextIO | None = None, stdout: TextIO | None = None, exit_proc
     uci = UCI(stdout, exit_process=exit_process)
     if exit_process:
         _install_quiet_hooks(uci)
+        _skip_scipy()
     uci.start_warmup()
     worker = threading.Thread(target=uci.command_loop, name="transpo-commands", daemon=True)
     worker.start()
