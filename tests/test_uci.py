@@ -531,20 +531,22 @@ def test_resident_memory_follows_the_hash_option(raw):
 
 # --- a game against sunfish ---------------------------------------------------------------------------
 @pytest.mark.skipif(shutil.which("sunfish-uci") is None, reason="sunfish not installed (pip install --no-deps sunfish)")
-def test_game_against_sunfish():
+def test_games_against_sunfish():
+    """One game with each colour at 50 ms a move: every move legal, each game ends (or is cut at 150 plies)."""
     transpo = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=120, env=_clean_env())
     sunfish = chess.engine.SimpleEngine.popen_uci(["sunfish-uci"], timeout=60)
+    started = time.monotonic()
     try:
-        board = chess.Board()
-        players = {chess.WHITE: transpo, chess.BLACK: sunfish}
-        limit = chess.engine.Limit(time=0.05)
-        started = time.monotonic()
-        while not board.is_game_over(claim_draw=True) and board.ply() < 150:
-            result = players[board.turn].play(board, limit)
-            assert result.move is not None and result.move in board.legal_moves, (board.fen(), result)
-            board.push(result.move)
-            assert time.monotonic() - started < 90
-        assert board.ply() > 0
+        for transpo_colour in (chess.WHITE, chess.BLACK):
+            board = chess.Board()
+            limit = chess.engine.Limit(time=0.05)
+            while not board.is_game_over(claim_draw=True) and board.ply() < 150:
+                player = transpo if board.turn == transpo_colour else sunfish
+                result = player.play(board, limit)
+                assert result.move is not None and result.move in board.legal_moves, (board.fen(), result)
+                board.push(result.move)
+                assert time.monotonic() - started < 60
+            assert board.ply() >= 10
     finally:
         transpo.quit()
         sunfish.quit()
