@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-DEFAULT_DEPTH = 9
+DEFAULT_DEPTH = 12
 DEFAULT_HASH_MB = 16
 
 # (FEN, moves played from it). Source: Stockfish src/benchmark.cpp, Defaults (Chess960 entries omitted).
