@@ -165,6 +165,13 @@ def emit(
     console.print(table)
     for key, value in report["summary"].items():
         console.print(f"{key}: {_cell(value)}")
+    _write_outputs(report, args, plot, console)
+
+
+def _write_outputs(
+    report: dict[str, Any], args: argparse.Namespace, plot: Callable[[dict[str, Any], str], None] | None, console: Console
+) -> None:
+    """Write ``--json`` and draw ``--plot`` if asked for."""
     if getattr(args, "json", None):
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
         console.print(f"wrote {args.json}")
@@ -203,12 +210,7 @@ def emit_sections(
         for row in rows:
             if row.get("note"):
                 console.print(f"[dim]{row.get('who', '')} {row.get('case', '')}: {row['note']}[/dim]", highlight=False)
-    if getattr(args, "json", None):
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-        console.print(f"wrote {args.json}")
-    if plot is not None and getattr(args, "plot", None):
-        plot(report, args.plot)
-        console.print(f"wrote {args.plot}")
+    _write_outputs(report, args, plot, console)
 
 
 def _cell(value: Any) -> str:
