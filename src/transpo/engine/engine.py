@@ -177,10 +177,11 @@ class Engine:
         self._pondering = limits.ponder
         self._ponder_limits = limits if limits.ponder else None
         self._budget = Budget(None, None)
-        if not limits.ponder:
-            self._start_clock(limits)
         if not root_moves:
+            self._pondering = False
             return SearchResult(None, None, 0, 0, 0, 0)
+        if not limits.ponder:
+            self._start_clock(limits)  # its timer is cancelled in the finally below
         max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
         lines_wanted = max(1, min(self.multipv, len(root_moves)))
         completed: list[Info] = []

@@ -36,6 +36,7 @@ from transpo.core.board import (
     KNIGHT,
     MAX_MOVES,
     MAX_PLY,
+    PAWN,
     QUEEN,
     ROOK,
     ST_COUNT,
@@ -44,8 +45,8 @@ from transpo.core.board import (
     ST_SIDE,
 )
 from transpo.core.keys import compute_key
-from transpo.core.makemove import _make, _unmake, is_repetition, make_null, unmake_null
-from transpo.core.movegen import generate_moves, in_check
+from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
+from transpo.core.movegen import generate_moves, in_check, is_attacked
 from transpo.engine.evaluate import evaluate
 from transpo.engine.ordering import PIECE_VALUE, pick_next, record_quiet_cutoff, score_moves
 from transpo.engine.table import (
@@ -155,15 +156,20 @@ def negamax(
         for i in range(start, end):
             move = pick_next(moves, scores, i, end)
             promo = (move >> 14) & 7
-            if promo == 0 and best + PIECE_VALUE[board[(move >> 7) & 127] & 7] + DELTA_MARGIN < alpha:
-                continue  # delta pruning: even winning this piece cannot reach alpha
-            _make(board, state, keys, undo, move, zob, psq)
+            if promo == 0:
+                to = (move >> 7) & 127
+                victim = PIECE_VALUE[PAWN if (move >> 17) & 4 else board[to] & 7]
+                if best + victim + DELTA_MARGIN < alpha:
+                    continue  # delta pruning: even winning this piece cannot reach alpha
+                if PIECE_VALUE[board[move & 127] & 7] > victim and is_attacked(board, to, 1 - state[ST_SIDE]):
+                    continue  # a bigger piece takes a defended smaller one: a losing capture, skipped
+            make_move(board, state, keys, undo, move, zob, psq)
             score = -negamax(
                 board, state, keys, undo, zob, psq, tt, tti, check, check_zob,
                 moves, scores, quiets, killers, history, pv, pv_len, ctl,
                 depth - 1, -beta, -alpha, ply + 1, forbid_null,
             )  # fmt: skip
-            _unmake(board, state, undo, move)
+            unmake_move(board, state, undo, move)
             if ctl[CTL_ABORTED] != 0:
                 return 0
             if score > best:
@@ -249,10 +255,10 @@ def negamax(
         if root and _excluded(ctl, move):
             continue
         quiet = ((move >> 17) & 1) == 0 and ((move >> 14) & 7) == 0
-        _make(board, state, keys, undo, move, zob, psq)
+        make_move(board, state, keys, undo, move, zob, psq)
         gives_check = in_check(board, state)
         if futile and quiet and searched > 0 and not gives_check:
-            _unmake(board, state, undo, move)
+            unmake_move(board, state, undo, move)
             quiets[start + quiet_count] = move
             quiet_count += 1
             continue
@@ -287,7 +293,7 @@ def negamax(
                     moves, scores, quiets, killers, history, pv, pv_len, ctl,
                     new_depth, -beta, -alpha, ply + 1, allow_null,
                 )  # fmt: skip
-        _unmake(board, state, undo, move)
+        unmake_move(board, state, undo, move)
         if ctl[CTL_ABORTED] != 0:
             return 0
         searched += 1
