@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transpo.core.board import MAX_MOVES, MAX_PLY, ST_SIDE
+from transpo.core.board import MAX_MOVES, MAX_PLY
 from transpo.core.keys import ZOB_SIZE, key_set
 from transpo.core.moves import move_to_uci
 from transpo.core.position import Position
@@ -121,6 +121,7 @@ class Engine:
         self._started = 0.0
         self._budget = Budget(None, None)
         self._pv_codes: list[list[int]] = []
+        self._armed = False
 
     # --- options -------------------------------------------------------------
     def set_audit(self, on: bool) -> None:
@@ -136,6 +137,24 @@ class Engine:
         self.history[:] = 0
 
     # --- control from another thread -------------------------------------------
+    def arm(self, position: Position, limits: Limits) -> None:
+        """Prepare the next search of ``position`` in the caller's thread.
+
+        A front end that runs :meth:`search` in a worker thread calls this first,
+        so a ``stop`` or ``ponderhit`` that arrives before the worker gets going
+        is not lost.  :meth:`search` arms itself when nobody did.
+        """
+        if self._timer is not None:  # a clock left over from an earlier ponderhit
+            self._timer.cancel()
+            self._timer = None
+        self.ctl[:] = 0
+        self.ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
+        self._white = position.turn == "w"
+        self._pondering = limits.ponder
+        self._ponder_limits = limits if limits.ponder else None
+        self._budget = Budget(None, None)
+        self._armed = True
+
     def stop(self) -> None:
         """Stop the running search as soon as possible (thread-safe)."""
         self.ctl[CTL_STOP] = 1
@@ -168,15 +187,12 @@ class Engine:
         undo = position.undo.copy()
         refresh_sums(board, state, PSQ)
         root_moves = position.encoded_moves()
-        self._white = int(state[ST_SIDE]) == 0
-        self.ctl[:] = 0
-        self.ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
+        if not self._armed:
+            self.arm(position, limits)
+        self._armed = False
         self.table.new_search()
         self.killers[:] = 0
         self.history //= 2
-        self._pondering = limits.ponder
-        self._ponder_limits = limits if limits.ponder else None
-        self._budget = Budget(None, None)
         if not root_moves:
             self._pondering = False
             return SearchResult(None, None, 0, 0, 0, 0)
@@ -196,6 +212,7 @@ class Engine:
                 if self._done(limits, completed[0], len(root_moves)):
                     break
         finally:
+            self._pondering = False  # a late ponderhit must not start a clock
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None

@@ -43,10 +43,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
     from transpo.core.position import Position
@@ -444,19 +443,11 @@ class UCI:
         self._ponder_search = limits.ponder
         self._open_ended = limits.infinite or limits.ponder
         self._search_done.clear()
-        from transpo.engine.search import CTL_NODE_LIMIT
-
-        # Engine.search zeroes its control array (the stop flag too) when it starts: a stop()
-        # before that would be lost.  So mark the array and wait until search() has reset it.
-        engine._pondering = False  # and so ponderhit can tell when search() has taken the limits
-        engine.ctl[CTL_NODE_LIMIT] = -1
+        engine.arm(position, limits)  # now, so a stop or ponderhit sent at once is not lost
         self._search_thread = threading.Thread(
             target=self._search, args=(engine, position, limits), name="transpo-search", daemon=True
         )
         self._search_thread.start()
-        deadline = time.monotonic() + 5.0
-        while engine.ctl[CTL_NODE_LIMIT] == -1 and self._search_thread.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.0002)
 
     def cmd_stop(self, args: list[str]) -> None:
         if not self._active():
@@ -469,15 +460,9 @@ class UCI:
         if not self._active() or not self._ponder_search:
             return
         self._ponder_search = False
-        engine = self.engine
-        # Wait (briefly) until Engine.search has taken the ponder limits, else its
-        # ponderhit() would be lost; then switch it to the clock.
-        deadline = time.monotonic() + 2.0
-        while not engine._pondering and not self._search_done.is_set() and time.monotonic() < deadline:
-            time.sleep(0.0005)
-        with self._search_lock:
+        with self._search_lock:  # a search that has ended needs no clock
             if not self._search_done.is_set():
-                engine.ponderhit()
+                self.engine.ponderhit()
         self._release.set()
 
     def cmd_quit(self, args: list[str]) -> None:
@@ -519,10 +504,6 @@ class UCI:
         finally:
             with self._search_lock:
                 self._search_done.set()
-                timer = getattr(engine, "_timer", None)  # a ponderhit racing the end of the search
-                if timer is not None:
-                    timer.cancel()
-                    engine._timer = None
         self._release.wait()
         if audit:
             after = engine.table.counters()
