@@ -158,7 +158,7 @@ def test_option_list_matches_the_engine():
     assert "option name Hash type spin default 64 min 1 max 65536" in lines
     assert "option name Clear Hash type button" in lines
     assert "option name Threads type spin default 1 min 1 max 1" in lines
-    assert "option name Move Overhead type spin default 30 min 0 max 5000" in lines
+    assert "option name Move Overhead type spin default 50 min 0 max 5000" in lines
     assert "option name MultiPV type spin default 1 min 1 max 256" in lines
     assert "option name Ponder type check default false" in lines
     assert "option name SignatureBits type spin default 64 min 8 max 64" in lines

@@ -98,7 +98,7 @@ class Engine:
         signature_bits: int = 64,
         use_tt: bool = True,
         multipv: int = 1,
-        move_overhead: int = 30,
+        move_overhead: int = 50,
         audit: bool = False,
     ) -> None:
         self.table = TranspositionTable(hash_mb, policy, signature_bits, audit)

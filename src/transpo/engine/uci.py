@@ -115,7 +115,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("Hash", "spin", 64, 1, 65536),
     Option("Clear Hash", "button"),
     Option("Threads", "spin", 1, 1, 1),
-    Option("Move Overhead", "spin", 30, 0, 5000),
+    Option("Move Overhead", "spin", 50, 0, 5000),
     Option("MultiPV", "spin", 1, 1, 256),
     Option("Ponder", "check", False),
     Option("SignatureBits", "spin", 64, 8, 64),
