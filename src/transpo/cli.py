@@ -10,6 +10,7 @@ Nothing numba-compiled is imported at module level: the UCI engine must answer
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -234,8 +235,21 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+def _skip_scipy() -> None:
+    """Keep numba from importing scipy in a ``transpo`` process (about 0.3-0.5 s of every start).
+
+    Loading the first cached function makes numba look for a BLAS in
+    ``scipy.linalg``; Transpo uses no linear algebra, and numba takes a failed
+    import as "no BLAS".  ``TRANSPO_ALLOW_SCIPY=1`` turns this off.
+    """
+    if "scipy" not in sys.modules and not os.environ.get("TRANSPO_ALLOW_SCIPY"):
+        sys.modules["scipy"] = None  # type: ignore[assignment]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``transpo`` console command."""
+    if argv is None:  # a process of its own (not a call from Python code that may want scipy)
+        _skip_scipy()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv in ([], ["uci"]):  # straight to the engine: no parser, nothing compiled imported
         from transpo.engine.uci import run_uci

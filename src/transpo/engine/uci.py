@@ -566,17 +566,6 @@ def _install_quiet_hooks(uci: UCI) -> None:
     warnings.simplefilter("ignore")
 
 
-def _skip_scipy() -> None:
-    """Keep numba from importing scipy in the engine process (about 0.5 s of the start-up).
-
-    Loading the first cached function makes numba look for a BLAS in
-    ``scipy.linalg``; the engine uses no linear algebra, and numba takes a failed
-    import as "no BLAS".  ``TRANSPO_ALLOW_SCIPY=1`` turns this off.
-    """
-    if "scipy" not in sys.modules and not os.environ.get("TRANSPO_ALLOW_SCIPY"):
-        sys.modules["scipy"] = None  # type: ignore[assignment]
-
-
 def run_uci(stdin: TextIO | None = None, stdout: TextIO | None = None, exit_process: bool = True) -> int:
     """Run the UCI engine on stdin/stdout until ``quit`` or end of input.
 
@@ -593,7 +582,6 @@ def run_uci(stdin: TextIO | None = None, stdout: TextIO | None = None, exit_proc
     uci = UCI(stdout, exit_process=exit_process)
     if exit_process:
         _install_quiet_hooks(uci)
-        _skip_scipy()
     uci.start_warmup()
     worker = threading.Thread(target=uci.command_loop, name="transpo-commands", daemon=True)
     worker.start()
