@@ -264,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         args.func(args)
         return 0
-    except (_UsageError, ValueError) as exc:
+    except (_UsageError, ValueError, OSError) as exc:  # bad input or an unwritable --json path
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -34,7 +34,7 @@ from transpo.lab.common import (
     seed_everything,
     selected_positions,
 )
-from transpo.lab.errors import add_key_options, check_key_options, int_list, search_one
+from transpo.lab.errors import add_key_options, add_list_option, check_key_options, int_list, search_one
 
 DEFAULT_BITS = (8, 12, 16, 20, 24, 32, 64)
 DEFAULT_FORCED = (10, 100, 1000, 10**4, 10**5, 10**6, 10**7)
@@ -52,8 +52,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "probes, each against the 64-bit reference; report how often the root move and the score change."
         ),
     )
-    parser.add_argument("--bits", type=int_list, default=list(DEFAULT_BITS), metavar="LIST",
-                        help=f"signature widths (default {','.join(map(str, DEFAULT_BITS))})")  # fmt: skip
+    add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths")
     parser.add_argument("--forced", type=int_list, default=list(DEFAULT_FORCED), metavar="LIST",
                         help="forced false hit every N probes (default 10,100,...,1e7; 0 or empty: none)")  # fmt: skip
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})")

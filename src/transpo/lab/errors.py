@@ -88,6 +88,12 @@ def int_list(text: str) -> list[int]:
     return values
 
 
+def add_list_option(parser: argparse.ArgumentParser, flag: str, default, text: str, kind=int_list) -> None:
+    """A comma-separated list option (``--bits 8,12,16``) whose help shows its default."""
+    parser.add_argument(flag, type=kind, default=list(default), metavar="LIST",
+                        help=f"{text} (default {','.join(map(str, default))})")  # fmt: skip
+
+
 def policy_list(text: str) -> list[str]:
     """``"bucket,always"`` -> a list of replacement policies (checked)."""
     from transpo.engine.table import POLICIES
@@ -309,12 +315,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "as in a game, so it fills up; --fresh clears it before each position."
         ),
     )
-    parser.add_argument("--bits", type=int_list, default=list(DEFAULT_BITS), metavar="LIST",
-                        help=f"signature widths (default {','.join(map(str, DEFAULT_BITS))})")  # fmt: skip
-    parser.add_argument("--hash-mb", type=int_list, default=list(DEFAULT_HASH_MB), metavar="LIST",
-                        help=f"table sizes in MB (default {','.join(map(str, DEFAULT_HASH_MB))})")  # fmt: skip
-    parser.add_argument("--policies", type=policy_list, default=list(DEFAULT_POLICIES), metavar="LIST",
-                        help=f"replacement policies (default {','.join(DEFAULT_POLICIES)})")  # fmt: skip
+    add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths")
+    add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB")
+    add_list_option(parser, "--policies", DEFAULT_POLICIES, "replacement policies", policy_list)
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--depth", type=int, help=f"fixed depth per position (default {DEFAULT_DEPTH})")
     limit.add_argument("--movetime", type=int, metavar="MS", help="fixed time per position instead of a depth")

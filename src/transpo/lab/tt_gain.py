@@ -36,8 +36,8 @@ from transpo.lab.common import (
 )
 from transpo.lab.errors import (
     _warm_up,
+    add_list_option,
     geometric_mean,
-    int_list,
     policy_list,
     search_one,
     search_positions,
@@ -60,12 +60,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "size; report nodes, time, node-reduction factors and changed moves, and when Fine #70's Kb1 is found."
         ),
     )
-    parser.add_argument("--depths", type=int_list, default=list(DEFAULT_DEPTHS), metavar="LIST",
-                        help=f"fixed search depths (default {','.join(map(str, DEFAULT_DEPTHS))})")  # fmt: skip
-    parser.add_argument("--hash-mb", type=int_list, default=list(DEFAULT_HASH_MB), metavar="LIST",
-                        help=f"table sizes in MB (default {','.join(map(str, DEFAULT_HASH_MB))})")  # fmt: skip
-    parser.add_argument("--policies", type=policy_list, default=list(ALL_POLICIES), metavar="LIST",
-                        help=f"replacement policies (default {','.join(ALL_POLICIES)})")  # fmt: skip
+    add_list_option(parser, "--depths", DEFAULT_DEPTHS, "fixed search depths")
+    add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB")
+    add_list_option(parser, "--policies", ALL_POLICIES, "replacement policies", policy_list)
     parser.add_argument("--game-depth", type=int, metavar="D",
                         help="depth of the game section: one table per policy and size kept through all "
                              "positions in turn, so stale entries pile up (default: the deepest of --depths; "
