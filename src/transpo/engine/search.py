@@ -95,6 +95,7 @@ LMR_REDUCTION = _lmr_table()
 FUTILITY_MARGIN = 100
 RFP_MARGIN = 80
 DELTA_MARGIN = 200
+EVEN_TRADE = 50  # bishop for knight is an even trade, not a losing capture
 
 
 @njit(cache=True, inline="always")
@@ -161,7 +162,7 @@ def negamax(
                 victim = PIECE_VALUE[PAWN if (move >> 17) & 4 else board[to] & 7]
                 if best + victim + DELTA_MARGIN < alpha:
                     continue  # delta pruning: even winning this piece cannot reach alpha
-                if PIECE_VALUE[board[move & 127] & 7] > victim and is_attacked(board, to, 1 - state[ST_SIDE]):
+                if PIECE_VALUE[board[move & 127] & 7] > victim + EVEN_TRADE and is_attacked(board, to, 1 - state[ST_SIDE]):
                     continue  # a bigger piece takes a defended smaller one: a losing capture, skipped
             make_move(board, state, keys, undo, move, zob, psq)
             score = -negamax(
