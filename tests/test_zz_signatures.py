@@ -14,7 +14,6 @@ from transpo.core import keys, makemove, movegen, perft
 
 ENTRY_POINTS = {
     "generate_moves": movegen.generate_moves,
-    "has_legal_move": movegen.has_legal_move,
     "is_attacked": movegen.is_attacked,
     "in_check": movegen.in_check,
     "make_move": makemove.make_move,
@@ -35,7 +34,6 @@ def _exercise_with_python_values() -> None:
     movegen.is_attacked(p.board, np.int64(46), np.int32(0))
     movegen.generate_moves(p.board, p.state, buf, 0, False)
     movegen.generate_moves(p.board, p.state, buf, np.int32(0), True)
-    movegen.has_legal_move(p.board, p.state, buf)
     movegen.in_check(p.board, p.state)
     move = p.encoded_moves()[0]
     makemove.make_move(p.board, p.state, p.keys, p.undo, move, p.zobrist, makemove.EMPTY_PSQ)

@@ -100,9 +100,10 @@ CASTLE_KEEP[A8] = 15 & ~CASTLE_BQ
 def _ray_steps() -> np.ndarray:
     """RAY_STEP[delta + 119]: the queen step that leads from a to b = a + delta, else 0.
 
-    Built from real 8x8 geometry, so squares that only look aligned through
-    the border (h1 and a2) get 0.  Keyed by delta, the table answers "could a
-    and b share a line"; callers still walk the ray to see what lies between.
+    Keyed by the difference alone, the table answers "could a and b share a
+    line": some differences also join squares that only look aligned through
+    the border (h1 and a2 differ by 3, so they get step 1).  Callers therefore
+    still walk the ray, and the sentinel border stops a walk that wraps.
     """
     table = np.zeros(239, dtype=np.int64)
     for step in (-11, -10, -9, -1, 1, 9, 10, 11):

@@ -310,9 +310,3 @@ def generate_moves(board, state, out, start, noisy_only):
     if not checked and not noisy_only:
         n = _castling(board, state, us, out, n)
     return n
-
-
-@njit("boolean(int8[::1], int64[::1], int32[::1])", cache=True, nogil=True, _nrt=False)
-def has_legal_move(board, state, scratch):
-    """True if the side to move has any legal move (``scratch`` holds >= 256 int32)."""
-    return generate_moves(board, state, scratch, 0, False) > 0

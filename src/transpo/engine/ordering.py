@@ -22,7 +22,7 @@ from transpo.core.board import MAX_PLY
 HASH_SCORE = 1 << 30
 CAPTURE_SCORE = 1 << 26
 KILLER_SCORE = 1 << 25
-HISTORY_MAX = 1 << 20
+HISTORY_MAX = 32 * 512  # fixed point of the update in _update_history; stays below KILLER_SCORE
 
 # Victim / attacker values by piece type (index 0 unused, 6 = king).
 PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
@@ -95,7 +95,7 @@ def record_quiet_cutoff(board, move, depth, ply, killers, history, tried, tried_
 
 @njit(cache=True, nogil=True, inline="always")
 def _update_history(history, index, bonus):
-    # Gravity: the entry moves towards +-HISTORY_MAX, so old lessons fade.
+    # Gravity: the entry moves towards +-HISTORY_MAX (where bonus * 32 == h * |bonus| / 512), so old lessons fade.
     history[index] += bonus * 32 - history[index] * abs(bonus) // 512
 
 
