@@ -29,7 +29,7 @@ class _UsageError(Exception):
 
 
 def _position(fen: str, moves: Sequence[str], keys: str = "polyglot", seed: int | None = None):
-    from transpo.core.keys import DEFAULT_PRNG_SEED
+    from transpo.settings import DEFAULT_PRNG_SEED
     from transpo.core.position import Position
 
     if seed is None:
@@ -178,7 +178,7 @@ def cmd_uci(args: argparse.Namespace) -> None:
 
 
 def _add_position_args(parser: argparse.ArgumentParser) -> None:
-    from transpo.core.fen import START_FEN
+    from transpo.settings import START_FEN
 
     parser.add_argument("--fen", default=START_FEN, help="position (default: start position)")
     parser.add_argument("--moves", nargs="*", default=[], metavar="M", help="UCI moves played from the FEN")
@@ -186,7 +186,7 @@ def _add_position_args(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``with_lab=False`` leaves out ``lab`` (its modules load numba and matplotlib)."""
-    from transpo.core.keys import DEFAULT_PRNG_SEED, KEY_SET_NAMES
+    from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
 
     parser = _Parser(prog="transpo", description="Transpo chess engine and hash lab (no command: UCI engine)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)

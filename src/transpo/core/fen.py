@@ -43,8 +43,6 @@ from transpo.core.board import (
 )
 from transpo.core.movegen import is_attacked
 
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-
 _CASTLE_LETTERS = (("K", CASTLE_WK), ("Q", CASTLE_WQ), ("k", CASTLE_BK), ("q", CASTLE_BQ))
 # For each right: the king square, the rook square and the colour it belongs to.
 _CASTLE_HOMES = {CASTLE_WK: (25, 28, WHITE), CASTLE_WQ: (25, 21, WHITE), CASTLE_BK: (95, 98, BLACK), CASTLE_BQ: (95, 91, BLACK)}

@@ -30,8 +30,8 @@ import numpy as np
 from numba import njit
 
 from transpo.core.board import SQ64_TO_120, ST_CASTLE, ST_EP, ST_SIDE
+from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, KEY_SET_NAMES, check_choice
 
-KEY_SET_NAMES = ("polyglot", "prng", "knuth")
 RAW_KEYS = 781
 
 Z_PIECE = 0
@@ -39,8 +39,6 @@ Z_CASTLE = 16 * 120
 Z_EP = Z_CASTLE + 16
 Z_SIDE = Z_EP + 8
 ZOB_SIZE = Z_SIDE + 1
-
-DEFAULT_PRNG_SEED = 0x5452414E53504F  # "TRANSPO" in ASCII
 
 MASK64 = (1 << 64) - 1
 
@@ -102,16 +100,15 @@ def polyglot_keys() -> np.ndarray:
     return np.array(values, dtype=np.uint64)
 
 
-def raw_key_set(name: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> np.ndarray:
+def raw_key_set(name: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> np.ndarray:
     """The 781 keys of a named key set (``polyglot``, ``prng`` or ``knuth``)."""
+    check_choice("key set", name, KEY_SET_NAMES)
     if name == "polyglot":
         return polyglot_keys()
     if name == "prng":
         return np.array(splitmix64(seed, RAW_KEYS), dtype=np.uint64)
-    if name == "knuth":
-        draws = knuth_random32(2 * RAW_KEYS)
-        return np.array([(draws[2 * i] << 32) | draws[2 * i + 1] for i in range(RAW_KEYS)], dtype=np.uint64)
-    raise ValueError(f"unknown key set {name!r}; choose one of {', '.join(KEY_SET_NAMES)}")
+    draws = knuth_random32(2 * RAW_KEYS)
+    return np.array([(draws[2 * i] << 32) | draws[2 * i + 1] for i in range(RAW_KEYS)], dtype=np.uint64)
 
 
 def expand(raw: np.ndarray) -> np.ndarray:
@@ -134,7 +131,7 @@ def expand(raw: np.ndarray) -> np.ndarray:
     return zob
 
 
-def key_set(name: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> np.ndarray:
+def key_set(name: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> np.ndarray:
     """The expanded ``uint64[ZOB_SIZE]`` array of a named key set."""
     return expand(raw_key_set(name, seed))
 

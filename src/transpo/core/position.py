@@ -28,12 +28,13 @@ from transpo.core.board import (
     ST_SIDE,
     new_arrays,
 )
-from transpo.core.fen import START_FEN, InvalidFEN, format_fen, parse_fen
-from transpo.core.keys import DEFAULT_PRNG_SEED, compute_key, key_set
+from transpo.core.fen import InvalidFEN, format_fen, parse_fen
+from transpo.core.keys import compute_key, key_set
 from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, unmake_move
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import move_to_uci
 from transpo.core.perft import perft
+from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, START_FEN
 
 __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
 
@@ -71,7 +72,7 @@ class Position:
     '0x823c9b50fd114196'
     """
 
-    def __init__(self, fen: str = START_FEN, keys: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> None:
+    def __init__(self, fen: str = START_FEN, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> None:
         """The position of ``fen`` (default: the start position), hashed with key set ``keys``."""
         self.zobrist = _shared_key_set(keys, seed)
         self.key_set_name = keys
@@ -83,7 +84,7 @@ class Position:
         self._buffer = np.zeros(MAX_MOVES, dtype=np.int32)
 
     @classmethod
-    def from_fen(cls, fen: str, keys: str = "polyglot", seed: int = DEFAULT_PRNG_SEED) -> Position:
+    def from_fen(cls, fen: str, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> Position:
         """The position described by ``fen``; raises :class:`InvalidFEN` naming the fault."""
         return cls(fen, keys, seed)
 

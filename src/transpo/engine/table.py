@@ -30,12 +30,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS, check_choice
+
 SLOTS = 4
 WORDS_PER_BUCKET = 2 * SLOTS
 BUCKET_BYTES = 8 * WORDS_PER_BUCKET
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
-POLICIES = ("always", "depth", "two-tier", "bucket")
 
 MOVE_BITS = 17
 SCORE_SHIFT = 17
@@ -254,7 +255,13 @@ class TranspositionTable:
     64-bit check key per entry so false hits can be counted.
     """
 
-    def __init__(self, size_mb: int = 64, policy: str = "bucket", signature_bits: int = 64, audit: bool = False):
+    def __init__(
+        self,
+        size_mb: int = HASH_MB.default,
+        policy: str = DEFAULT_POLICY,
+        signature_bits: int = SIGNATURE_BITS.default,
+        audit: bool = False,
+    ):
         self.info = np.zeros(INFO_SIZE, dtype=np.int64)
         self.info[TI_ENABLED] = 1
         self.table = np.zeros(WORDS_PER_BUCKET, dtype=np.uint64)
@@ -267,8 +274,7 @@ class TranspositionTable:
 
     def resize(self, size_mb: int) -> None:
         """Reallocate (and so clear) the table with ``size_mb`` megabytes (1..65536)."""
-        if not 1 <= size_mb <= 65536:
-            raise ValueError(f"hash size must be 1..65536 MB, not {size_mb}")
+        HASH_MB.check(size_mb)
         buckets = 1 << ((size_mb * 1024 * 1024 // BUCKET_BYTES).bit_length() - 1)
         self.table = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
         self.check = np.zeros(buckets * SLOTS if self.audit else 1, dtype=np.uint64)
@@ -306,8 +312,7 @@ class TranspositionTable:
 
     def set_policy(self, name: str) -> None:
         """Choose the replacement policy: always, depth, two-tier or bucket."""
-        if name not in POLICIES:
-            raise ValueError(f"unknown replacement policy {name!r}; choose one of {', '.join(POLICIES)}")
+        check_choice("replacement policy", name, POLICIES)
         self.info[TI_POLICY] = POLICIES.index(name)
 
     @property
@@ -316,8 +321,7 @@ class TranspositionTable:
 
     def set_signature_bits(self, bits: int) -> None:
         """Compare only the top ``bits`` key bits (8..64) on a probe."""
-        if not 8 <= bits <= 64:
-            raise ValueError(f"signature bits must be 8..64, not {bits}")
+        SIGNATURE_BITS.check(bits)
         self.info[TI_SIG_BITS] = bits
 
     @property

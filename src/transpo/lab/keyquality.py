@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from transpo.core.keys import DEFAULT_PRNG_SEED, KEY_SET_NAMES, RAW_KEYS, compute_key, key_set, raw_key_set
+from transpo.core.keys import RAW_KEYS, compute_key, key_set, raw_key_set
+from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
 from transpo.core.position import Position
 from transpo.lab.common import Section, add_common_options, emit_sections, make_report, run_parallel, selected_positions
 

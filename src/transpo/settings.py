@@ -1,0 +1,53 @@
+"""One home for every name, range and default a user can set.
+
+Plain Python with no numba import, so the UCI front end, the command line and
+the lab can check a value without loading the compiled core; the table, the
+key sets and the FEN parser take their names and limits from here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+# --- Zobrist key sets (transpo.core.keys builds them) ------------------------
+KEY_SET_NAMES = ("polyglot", "prng", "knuth")
+DEFAULT_KEY_SET = "polyglot"
+DEFAULT_PRNG_SEED = 0x5452414E53504F  # "TRANSPO" in ASCII
+
+# --- transposition table (transpo.engine.table) --------------------------------
+POLICIES = ("always", "depth", "two-tier", "bucket")  # replacement policies; the index is stored in the table
+DEFAULT_POLICY = "bucket"
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """An integer setting: its inclusive bounds and default, and the name its errors use."""
+
+    name: str
+    low: int
+    high: int
+    default: int
+    unit: str = ""
+
+    def check(self, value: int) -> int:
+        """``value`` if it lies within the bounds; otherwise ValueError, e.g. 'hash size must be 1..65536 MB, not 0'."""
+        if not self.low <= value <= self.high:
+            raise ValueError(f"{self.name} must be {self.low}..{self.high}{self.unit}, not {value}")
+        return value
+
+
+HASH_MB = IntRange("hash size", 1, 65536, 64, " MB")
+SIGNATURE_BITS = IntRange("signature bits", 8, 64, 64)
+MULTIPV = IntRange("MultiPV", 1, 256, 1)
+MOVE_OVERHEAD_MS = IntRange("move overhead", 0, 5000, 50, " ms")
+THREADS = IntRange("threads", 1, 1, 1)
+
+
+def check_choice(what: str, value: str, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``; otherwise ValueError naming them all."""
+    if value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+    return value
