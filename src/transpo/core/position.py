@@ -103,6 +103,10 @@ class Position:
         """The 64-bit Zobrist key of the position."""
         return int(self.keys[self.state[ST_PLY]])
 
+    def key_with(self, zobrist: np.ndarray) -> int:
+        """The key of this position under another expanded key set (:func:`transpo.core.keys.key_set`), from scratch."""
+        return int(compute_key(self.board, self.state, zobrist))
+
     @property
     def turn(self) -> str:
         """'w' or 'b'."""

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from transpo.core.keys import RAW_KEYS, compute_key, key_set, raw_key_set
+from transpo.core.keys import RAW_KEYS, key_set, raw_key_set
 from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
 from transpo.core.position import Position
 from transpo.lab.common import Section, add_common_options, emit_sections, make_report, run_parallel, selected_positions
@@ -277,7 +277,7 @@ def playout(item: tuple[str, int, int, int, tuple[str, ...], int]) -> dict[str, 
     def record() -> None:
         ids.append(" ".join(pos.fen().split()[:4]))
         for name in names:
-            keys[name].append(int(compute_key(pos.board, pos.state, zobs[name])))
+            keys[name].append(pos.key_with(zobs[name]))
 
     record()
     for _ in range(plies):
