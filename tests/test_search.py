@@ -241,7 +241,7 @@ def test_no_table_mode_agrees_and_never_touches_the_table(fen, best, depth):
     if a.score > MATE_BOUND:
         assert a.score == b.score
     assert all(v == 0 for v in without.table.counters().values()), without.table.counters()
-    assert not without.table.table.any()
+    assert not without.table.words.any()
     assert without.table.hashfull() == 0
     c = with_tt.table.counters()
     assert c["probes"] > 0 and c["stores"] > 0
@@ -398,6 +398,6 @@ def test_deepest_search_stores_a_valid_depth():
     result = engine.search(position, Limits(depth=127))
     assert result.depth == 127
     tt = engine.table
-    w = int(T.probe(tt.table, tt.info, tt.check, np.uint64(position.key), np.uint64(0)))
-    assert w >= 0
-    assert int(T.data_depth(np.uint64(tt.table[w + 1]))) >= 127
+    stored = tt.probe(position.key)
+    assert stored.bound != T.BOUND_NONE
+    assert stored.depth >= 127

@@ -17,8 +17,9 @@ from transpo import Position
 from transpo.core.moves import move_to_uci
 from transpo.engine import table as T
 from transpo.engine.engine import NO_LIMIT, Engine
-from transpo.engine.evaluate import PSQ, refresh_sums
-from transpo.engine.search import CTL_NODE_LIMIT, negamax
+from transpo.engine.evaluate import PSQ
+from transpo.engine.scratch import CTL_NODE_LIMIT
+from transpo.engine.search import negamax
 from transpo.engine.timeman import Limits
 from transpo.engine.table import (
     BOUND_EXACT,
@@ -48,15 +49,16 @@ def new_table(policy: str = "bucket", signature_bits: int = 64, audit: bool = Fa
 
 
 def put(tt, key, move=0, score=0, static_eval=0, depth=1, bound=BOUND_EXACT, check_key=None):
+    """Store as the search does at the root (ply 0: scores as given)."""
     T.store(
-        tt.table, tt.info, tt.check, np.uint64(key), np.uint64(key if check_key is None else check_key),
-        move, score, static_eval, depth, bound,
+        tt.arrays, np.uint64(key), np.uint64(key if check_key is None else check_key),
+        move, score, static_eval, depth, bound, 0,
     )  # fmt: skip
 
 
 def get(tt, key, check_key=None) -> int:
-    """Word index of the entry for ``key`` (-1: miss)."""
-    return int(T.probe(tt.table, tt.info, tt.check, np.uint64(key), np.uint64(key if check_key is None else check_key)))
+    """Word index of the entry a probe for ``key`` finds (-1: miss), counted like a probe."""
+    return int(T.locate(tt.arrays, np.uint64(key), np.uint64(key if check_key is None else check_key)))
 
 
 def entry(tt, key, check_key=None) -> dict | None:
@@ -64,10 +66,10 @@ def entry(tt, key, check_key=None) -> dict | None:
     w = get(tt, key, check_key)
     if w < 0:
         return None
-    data = tt.table[w + 1]
+    data = tt.words[w + 1]
     return {
         "slot": (w % T.WORDS_PER_BUCKET) // 2,
-        "key": int(tt.table[w]),
+        "key": int(tt.words[w]),
         "move": int(T.data_move(data)),
         "score": int(T.data_score(data)),
         "eval": int(T.data_eval(data)),
@@ -82,11 +84,11 @@ def bucket_slots(tt, bucket: int) -> list[tuple[int, int, int]]:
     out = []
     for s in range(SLOTS):
         w = bucket * T.WORDS_PER_BUCKET + 2 * s
-        data = tt.table[w + 1]
+        data = tt.words[w + 1]
         if T.data_bound(data) == BOUND_NONE:
             out.append((0, -1, 0))
         else:
-            out.append((int(tt.table[w]), int(T.data_depth(data)), int(T.data_move(data))))
+            out.append((int(tt.words[w]), int(T.data_depth(data)), int(T.data_move(data))))
     return out
 
 
@@ -215,17 +217,42 @@ def test_store_then_probe_returns_the_entry():
     assert tt.counters()["stores"] == 1
     # an empty table and other buckets stay empty
     assert get(tt, make_key(4322, 2, 0x123456789, 0x3C)) == -1
-    assert np.count_nonzero(tt.table) == 2
+    assert np.count_nonzero(tt.words) == 2
 
 
 def test_probe_and_store_reject_wrong_argument_types():
-    """Pinned signatures (NUMBA.md trap 3): an int64 table or a float key raises instead of compiling."""
+    """Pinned signatures (docs/NUMBA.md): an int64 table or int32 config raises instead of compiling."""
     tt = new_table()
+    a = tt.arrays
     with pytest.raises(TypeError):
-        T.probe(tt.table.astype(np.int64), tt.info, tt.check, np.uint64(1), np.uint64(1))
+        T.probe(a._replace(words=a.words.astype(np.int64)), np.uint64(1), np.uint64(1), 0)
     with pytest.raises(TypeError):
-        T.probe(tt.table, tt.info.astype(np.int32), tt.check, np.uint64(1), np.uint64(1))
+        T.probe(a._replace(config=a.config.astype(np.int32)), np.uint64(1), np.uint64(1), 0)
+    with pytest.raises(TypeError):
+        T.store(a._replace(check=a.check.astype(np.int64)), np.uint64(1), np.uint64(1), 0, 5, 0, 1, BOUND_EXACT, 0)
     assert len(T.probe.signatures) == 1 and len(T.store.signatures) == 1 and len(T.hashfull.signatures) == 1
+
+
+def test_probe_decodes_the_entry_locate_finds():
+    """``probe`` is ``locate`` plus decoding: move, root-relative score, depth, bound; a miss has BOUND_NONE."""
+    tt = new_table()
+    key = make_key(77, 1, 0xABCDEF, 0x42)
+    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE)
+    tt.store(int(key), move=0x1ABCD, score=MATE - 10, static_eval=-55, depth=9, bound=BOUND_LOWER, ply=5, check_key=int(key))
+    stored = entry(tt, key)
+    assert (stored["move"], stored["score"], stored["eval"], stored["depth"], stored["bound"]) == (
+        0x1ABCD, MATE - 5, -55, 9, BOUND_LOWER)  # fmt: skip
+    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER)
+    assert tt.counters()["probes"] == 3 and tt.counters()["hits"] == 2
+
+
+def test_store_clamps_depth_to_its_field():
+    tt = new_table()
+    key = make_key(9)
+    tt.store(int(key), move=0, score=1, static_eval=0, depth=200, bound=BOUND_EXACT)
+    assert entry(tt, key)["depth"] == T.MAX_STORED_DEPTH
+    tt.store(int(key), move=0, score=1, static_eval=0, depth=-3, bound=BOUND_EXACT)
+    assert entry(tt, key)["depth"] == 0
 
 
 def test_middle_key_bits_decide_with_64_bit_signatures():
@@ -326,21 +353,12 @@ def test_audit_switched_on_later_allocates_check_keys():
 
 def _node(engine: Engine, position: Position, depth: int, alpha: int, beta: int) -> int:
     """``negamax`` on ``position`` as a non-root node (ply 1), with fresh killers and history."""
-    board, state = position.board.copy(), position.state.copy()
-    keys, undo = position.keys.copy(), position.undo.copy()
-    refresh_sums(board, state, PSQ)
-    engine.ctl[:] = 0
-    engine.ctl[CTL_NODE_LIMIT] = NO_LIMIT
-    engine.killers[:] = 0
-    engine.history[:] = 0
-    t = engine.table
-    return int(
-        negamax(
-            board, state, keys, undo, position.zobrist, PSQ, t.table, t.info, t.check, engine.check_zobrist,
-            engine.moves, engine.scores, engine.quiets, engine.killers, engine.history, engine.pv, engine.pv_len,
-            engine.ctl, depth, alpha, beta, 1, True,
-        )
-    )  # fmt: skip
+    scratch = engine.scratch
+    scratch.ctl[:] = 0
+    scratch.ctl[CTL_NODE_LIMIT] = NO_LIMIT
+    scratch.killers[:] = 0
+    scratch.history[:] = 0
+    return int(negamax(position.snapshot(PSQ), engine.table.arrays, scratch, depth, alpha, beta, 1, True))
 
 
 BOUND_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
@@ -538,8 +556,8 @@ def test_clear_empties_everything():
     tt.new_search()
     get(tt, make_key(1))
     tt.clear()
-    assert not tt.table.any() and not tt.check.any()
-    assert int(tt.info[T.TI_GENERATION]) == 0
+    assert not tt.words.any() and not tt.check.any()
+    assert int(tt.config[T.CF_GENERATION]) == 0
     assert all(v == 0 for v in tt.counters().values())
     assert get(tt, make_key(1)) == -1
     assert tt.buckets == BUCKETS_1MB and tt.audit and tt.signature_bits == 64  # configuration kept
@@ -551,18 +569,18 @@ def test_new_search_ages_entries_but_keeps_them_usable():
     put(tt, key, move=3, depth=4)
     assert entry(tt, key)["generation"] == 0
     tt.new_search()
-    assert int(tt.info[T.TI_GENERATION]) == 1
+    assert int(tt.config[T.CF_GENERATION]) == 1
     e = entry(tt, key)
     assert e is not None and e["generation"] == 0 and e["move"] == 3
     put(tt, make_key(61), depth=1)
     assert entry(tt, make_key(61))["generation"] == 1
     for _ in range(62):
         tt.new_search()
-    assert int(tt.info[T.TI_GENERATION]) == 63
+    assert int(tt.config[T.CF_GENERATION]) == 63
     put(tt, make_key(62), depth=1)
     assert entry(tt, make_key(62))["generation"] == 63
     tt.new_search()
-    assert int(tt.info[T.TI_GENERATION]) == 0  # wraps at 64
+    assert int(tt.config[T.CF_GENERATION]) == 0  # wraps at 64
     # ageing works across the wrap: generation 63 is one search old at generation 0
     bucket = new_table("bucket")
     for _ in range(63):
@@ -578,15 +596,15 @@ def test_new_search_ages_entries_but_keeps_them_usable():
 
 def test_resize_rounds_down_to_a_power_of_two_of_buckets():
     tt = TranspositionTable(1)
-    assert tt.buckets == 16384 and tt.entries == 65536 and tt.table.nbytes == 1 << 20
-    assert int(tt.info[T.TI_INDEX_BITS]) == 14 and int(tt.info[T.TI_MASK]) == 16383
+    assert tt.buckets == 16384 and tt.entries == 65536 and tt.words.nbytes == 1 << 20
+    assert int(tt.config[T.CF_INDEX_BITS]) == 14 and int(tt.config[T.CF_MASK]) == 16383
     for mb, buckets in ((2, 32768), (3, 32768), (5, 65536), (7, 65536), (8, 131072)):
         tt.resize(mb)
         assert tt.buckets == buckets, mb
         assert tt.buckets & (tt.buckets - 1) == 0
-        assert tt.table.size == buckets * T.WORDS_PER_BUCKET
+        assert tt.words.size == buckets * T.WORDS_PER_BUCKET
         assert buckets * T.BUCKET_BYTES <= mb << 20
-        assert int(tt.info[T.TI_INDEX_BITS]) == buckets.bit_length() - 1
+        assert int(tt.config[T.CF_INDEX_BITS]) == buckets.bit_length() - 1
         assert tt.size_mb == mb
     for bad in (0, -1, 65537):
         with pytest.raises(ValueError):
@@ -601,8 +619,8 @@ def test_resize_clears_and_keeps_audit():
     put(tt, make_key(5), depth=2)
     tt.new_search()
     tt.resize(2)
-    assert not tt.table.any() and tt.check.size == tt.entries
-    assert int(tt.info[T.TI_GENERATION]) == 0
+    assert not tt.words.any() and tt.check.size == tt.entries
+    assert int(tt.config[T.CF_GENERATION]) == 0
     assert all(v == 0 for v in tt.counters().values())
     # the wider index now uses bit 14 for the bucket: keys differing there land in different buckets
     k = np.uint64(5)
@@ -641,6 +659,6 @@ def test_search_fills_and_uses_the_table():
     assert 0 < engine.table.hashfull() <= 1000
     e = entry(engine.table, position.key)
     assert e is not None and e["bound"] == BOUND_EXACT and e["depth"] >= 6
-    assert e["generation"] == int(engine.table.info[T.TI_GENERATION])
+    assert e["generation"] == int(engine.table.config[T.CF_GENERATION])
     best = [m for m in position.encoded_moves() if (m & 0x1FFFF) == e["move"]]
     assert len(best) == 1 and move_to_uci(best[0]) == result.best_move

@@ -33,6 +33,8 @@ Move encoding (int32), documented beside the constants in :mod:`transpo.core.mov
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 # --- piece codes -----------------------------------------------------------
@@ -138,3 +140,20 @@ def new_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     keys = np.zeros(MAX_HISTORY + 1, dtype=np.uint64)
     undo = np.zeros((MAX_HISTORY, UNDO_SIZE), dtype=np.int32)
     return board, state, keys, undo
+
+
+class PositionArrays(NamedTuple):
+    """A position as compiled search code takes it: one value instead of six arguments.
+
+    ``zobrist`` is the expanded key set the keys follow and ``psq`` the
+    piece-square table the evaluation sums in ``state`` follow (see
+    :mod:`transpo.core.makemove` for the rule).  Built by
+    :meth:`transpo.core.position.Position.snapshot`.
+    """
+
+    board: np.ndarray  # int8[120]
+    state: np.ndarray  # int64[STATE_SIZE]
+    keys: np.ndarray  # uint64[MAX_HISTORY + 1]
+    undo: np.ndarray  # int32[MAX_HISTORY, UNDO_SIZE]
+    zobrist: np.ndarray  # uint64[ZOB_SIZE] (transpo.core.keys)
+    psq: np.ndarray  # int32[16, 120, 3]

@@ -3,8 +3,17 @@
 Make pushes what cannot be recomputed onto the undo stack, writes the new key
 into ``keys[ply + 1]`` and updates the piece-square sums and piece counts from
 the ``psq`` table (``int32[16, 120, 3]``: middlegame, endgame and phase value of
-a piece code on a square; perft passes zeros).  Unmake reverses the board and
-pops the stack; the old key is still in ``keys[ply]``.
+a piece code on a square).  Unmake reverses the board and pops the stack; the
+old key is still in ``keys[ply]``.
+
+The rule for the evaluation sums (``ST_MG``, ``ST_EG``, ``ST_PHASE``): they are
+the sums *for the psq table they were last computed with*, and make keeps them
+only for the table it is given.  So whoever evaluates computes them once with
+:func:`refresh_sums` and then makes every move with that same table.  A
+``Position`` does not evaluate: it makes moves with ``EMPTY_PSQ`` (all zeros,
+so its sums stay 0, and perft pays nothing), and
+:meth:`~transpo.core.position.Position.snapshot` hands the engine copies of the
+arrays with the sums refreshed for the engine's table.
 
 The key follows PolyGlot's rules: the en-passant file is part of the key only
 when a pawn of the side to move stands beside the pawn that just made a double
@@ -43,7 +52,7 @@ from transpo.core.board import (
     UN_PHASE,
 )
 from transpo.core.keys import Z_CASTLE, Z_EP, Z_PIECE, Z_SIDE
-from transpo.core.moves import FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP
+from transpo.core.moves import FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, move_flags, move_from, move_promo, move_to
 
 
 # Why `_nrt=False`: see transpo.core.movegen (no reference counting of the
@@ -58,10 +67,10 @@ from transpo.core.moves import FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP
 def _make(board, state, keys, undo, move, zob, psq):
     ply = state[ST_PLY]
     us = state[ST_SIDE]
-    frm = move & 127
-    to = (move >> 7) & 127
-    promo = (move >> 14) & 7
-    flags = (move >> 17) & 15
+    frm = move_from(move)
+    to = move_to(move)
+    promo = move_promo(move)
+    flags = move_flags(move)
     key = keys[ply]
     castle = state[ST_CASTLE]
     ep = state[ST_EP]
@@ -151,10 +160,10 @@ def _make(board, state, keys, undo, move, zob, psq):
 def _unmake(board, state, undo, move):
     ply = state[ST_PLY] - 1
     us = 1 - state[ST_SIDE]
-    frm = move & 127
-    to = (move >> 7) & 127
-    promo = (move >> 14) & 7
-    flags = (move >> 17) & 15
+    frm = move_from(move)
+    to = move_to(move)
+    promo = move_promo(move)
+    flags = move_flags(move)
 
     placed = board[to]
     piece = placed
@@ -254,4 +263,18 @@ def is_repetition(state, keys, min_count):
     return False
 
 
-EMPTY_PSQ = np.zeros((16, 120, 3), dtype=np.int32)
+@njit("void(int8[::1], int64[::1], int32[:, :, ::1])", cache=True, nogil=True, _nrt=False)
+def refresh_sums(board, state, psq):
+    """Recompute the evaluation sums of ``state`` from scratch for the table ``psq``."""
+    state[ST_MG] = 0
+    state[ST_EG] = 0
+    state[ST_PHASE] = 0
+    for sq in range(21, 99):
+        piece = board[sq]
+        if piece > 0:
+            state[ST_MG] += psq[piece, sq, 0]
+            state[ST_EG] += psq[piece, sq, 1]
+            state[ST_PHASE] += psq[piece, sq, 2]
+
+
+EMPTY_PSQ = np.zeros((16, 120, 3), dtype=np.int32)  # the table a Position makes moves with: no evaluation

@@ -26,11 +26,12 @@ from transpo.core.board import (
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
+    PositionArrays,
     new_arrays,
 )
 from transpo.core.fen import InvalidFEN, format_fen, parse_fen
 from transpo.core.keys import compute_key, key_set
-from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, unmake_move
+from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, refresh_sums, unmake_move
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import move_to_uci
 from transpo.core.perft import perft
@@ -96,6 +97,15 @@ class Position:
             setattr(other, name, getattr(self, name).copy())
         other.moves = list(self.moves)
         return other
+
+    def snapshot(self, psq: np.ndarray) -> PositionArrays:
+        """Copies of the arrays for a search that evaluates with ``psq``, its sums refreshed for it.
+
+        The position itself is never touched by the search that uses them.
+        """
+        board, state = self.board.copy(), self.state.copy()
+        refresh_sums(board, state, psq)
+        return PositionArrays(board, state, self.keys.copy(), self.undo.copy(), self.zobrist, psq)
 
     # --- queries -------------------------------------------------------------
     @property

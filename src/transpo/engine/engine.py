@@ -15,32 +15,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
 
-from transpo.core.board import MAX_MOVES, MAX_PLY
-from transpo.core.keys import ZOB_SIZE, key_set
+from transpo.core.board import MAX_PLY, PositionArrays
 from transpo.core.moves import move_to_uci
 from transpo.core.position import Position
-from transpo.engine.evaluate import PSQ, refresh_sums
-from transpo.engine.ordering import HISTORY_SIZE, KILLER_SHAPE
-from transpo.engine.search import (
+from transpo.engine.evaluate import PSQ
+from transpo.engine.scratch import (
     CTL_ABORTED,
     CTL_EXCLUDED,
     CTL_EXCLUDED_COUNT,
     CTL_NODE_LIMIT,
     CTL_NODES,
     CTL_SELDEPTH,
-    CTL_SIZE,
     CTL_STOP,
-    INF,
-    negamax,
+    new_scratch,
 )
+from transpo.engine.search import INF, negamax
 from transpo.engine.table import MATE, MATE_BOUND, TranspositionTable
 from transpo.engine.timeman import Budget, Limits, allot
+from transpo.settings import DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
 
 ASPIRATION_DELTA = 25
 NO_LIMIT = 1 << 62
-AUDIT_KEY_SEED = 0xA0D17  # seed of the independent check-key set used by HashAudit
+BOUND_REPORT_AFTER_MS = 500  # fail-high/low lines of an aspiration search are reported only after this
 
 
 @dataclass
@@ -93,27 +90,23 @@ class Engine:
 
     def __init__(
         self,
-        hash_mb: int = 64,
-        policy: str = "bucket",
-        signature_bits: int = 64,
+        hash_mb: int = HASH_MB.default,
+        policy: str = DEFAULT_POLICY,
+        signature_bits: int = SIGNATURE_BITS.default,
         use_tt: bool = True,
-        multipv: int = 1,
-        move_overhead: int = 50,
+        multipv: int = MULTIPV.default,
+        move_overhead: int = MOVE_OVERHEAD_MS.default,
         audit: bool = False,
     ) -> None:
+        """A table of ``hash_mb`` MB with ``policy`` and ``signature_bits`` (``audit``: count false
+        hits; ``use_tt`` False: search without a table), ``multipv`` lines, ``move_overhead`` ms
+        kept back from every clocked move."""
         self.table = TranspositionTable(hash_mb, policy, signature_bits, audit)
         self.table.enabled = use_tt
         self.multipv = multipv
         self.move_overhead = move_overhead
-        self.check_zobrist = key_set("prng", AUDIT_KEY_SEED) if audit else np.zeros(ZOB_SIZE, dtype=np.uint64)
-        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
-        self.moves = np.zeros((MAX_PLY + 2) * MAX_MOVES, dtype=np.int32)
-        self.scores = np.zeros_like(self.moves)
-        self.quiets = np.zeros_like(self.moves)
-        self.killers = np.zeros(KILLER_SHAPE, dtype=np.int32)
-        self.history = np.zeros(HISTORY_SIZE, dtype=np.int32)
-        self.pv = np.zeros((MAX_PLY + 2, MAX_PLY + 2), dtype=np.int32)
-        self.pv_len = np.zeros(MAX_PLY + 2, dtype=np.int32)
+        self.scratch = new_scratch()
+        self.ctl = self.scratch.ctl  # the control words another thread writes (stop) and reads
         self._timer: threading.Timer | None = None
         self._pondering = False
         self._ponder_limits: Limits | None = None
@@ -127,14 +120,12 @@ class Engine:
     def set_audit(self, on: bool) -> None:
         """Count false hits against an independent 64-bit check key (HashAudit)."""
         self.table.audit = on
-        if on and not self.check_zobrist.any():
-            self.check_zobrist = key_set("prng", AUDIT_KEY_SEED)
 
     def new_game(self) -> None:
         """Forget everything learned: table, killers, history."""
         self.table.clear()
-        self.killers[:] = 0
-        self.history[:] = 0
+        self.scratch.killers[:] = 0
+        self.scratch.history[:] = 0
 
     # --- control from another thread -------------------------------------------
     def arm(self, position: Position, limits: Limits) -> None:
@@ -181,18 +172,14 @@ class Engine:
         """Search ``position`` within ``limits``; ``on_info`` receives every finished line."""
         limits = limits or Limits()
         t0 = time.perf_counter()
-        board = position.board.copy()
-        state = position.state.copy()
-        keys = position.keys.copy()
-        undo = position.undo.copy()
-        refresh_sums(board, state, PSQ)
+        arrays = position.snapshot(PSQ)
         root_moves = position.encoded_moves()
         if not self._armed:
             self.arm(position, limits)
         self._armed = False
         self.table.new_search()
-        self.killers[:] = 0
-        self.history //= 2
+        self.scratch.killers[:] = 0
+        self.scratch.history[:] //= 2
         if not root_moves:
             self._pondering = False
             return SearchResult(None, None, 0, 0, 0, 0)
@@ -204,7 +191,7 @@ class Engine:
         previous = [0] * lines_wanted
         try:
             for depth in range(1, max_depth + 1):
-                lines = self._iteration(board, state, keys, undo, position.zobrist, depth, lines_wanted, previous, t0, on_info)
+                lines = self._iteration(arrays, depth, lines_wanted, previous, t0, on_info)
                 if lines is None:
                     break
                 completed = lines
@@ -218,7 +205,7 @@ class Engine:
                 self._timer = None
         return self._result(completed, root_moves, t0)
 
-    def _iteration(self, board, state, keys, undo, zobrist, depth, lines_wanted, previous, t0, on_info):
+    def _iteration(self, arrays: PositionArrays, depth, lines_wanted, previous, t0, on_info) -> list[Info] | None:
         """Search every MultiPV line at one depth; None if the search was stopped."""
         lines: list[Info] = []
         self._pv_codes = []
@@ -226,7 +213,7 @@ class Engine:
             self.ctl[CTL_EXCLUDED_COUNT] = index
             for i, line in enumerate(lines):
                 self.ctl[CTL_EXCLUDED + i] = self._root_move_code(line)
-            score = self._aspiration(board, state, keys, undo, zobrist, depth, previous[index], index, t0, on_info)
+            score = self._aspiration(arrays, depth, previous[index], index, t0, on_info)
             if score is None:
                 return None
             lines.append(self._info(depth, index, score, None, t0))
@@ -237,7 +224,7 @@ class Engine:
     def _root_move_code(self, line: Info) -> int:
         return int(self._pv_codes[line.multipv - 1][0])
 
-    def _aspiration(self, board, state, keys, undo, zobrist, depth, guess, index, t0, on_info):
+    def _aspiration(self, arrays: PositionArrays, depth, guess, index, t0, on_info) -> int | None:
         """Search the root in a narrow window around ``guess``, widening on failure."""
         delta = ASPIRATION_DELTA
         if depth >= 4 and abs(guess) < MATE_BOUND:
@@ -245,24 +232,17 @@ class Engine:
         else:
             alpha, beta = -INF, INF
         while True:
-            score = int(
-                negamax(
-                    board, state, keys, undo, zobrist, PSQ,
-                    self.table.table, self.table.info, self.table.check, self.check_zobrist,
-                    self.moves, self.scores, self.quiets, self.killers, self.history, self.pv, self.pv_len, self.ctl,
-                    depth, alpha, beta, 0, False,
-                )
-            )  # fmt: skip
+            score = int(negamax(arrays, self.table.arrays, self.scratch, depth, alpha, beta, 0, False))
             if self.ctl[CTL_ABORTED]:
                 return None
             if score <= alpha:
-                if on_info and self._elapsed_ms(t0) > 500:
+                if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
                     on_info(self._info(depth, index, score, "upperbound", t0, keep_pv=False))
                 beta = (alpha + beta) // 2
                 alpha = max(score - delta, -INF)
             elif score >= beta:
                 self._store_pv(index)
-                if on_info and self._elapsed_ms(t0) > 500:
+                if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
                     on_info(self._info(depth, index, score, "lowerbound", t0))
                 beta = min(score + delta, INF)
             else:
@@ -272,7 +252,7 @@ class Engine:
 
     def _store_pv(self, index: int) -> None:
         """Keep the root PV of line ``index`` (encoded moves) from the last search."""
-        codes = [int(m) for m in self.pv[0, : self.pv_len[0]]]
+        codes = [int(m) for m in self.scratch.pv[0, : self.scratch.pv_len[0]]]
         if index < len(self._pv_codes):
             self._pv_codes[index] = codes
         else:

@@ -2,7 +2,8 @@
 
 The middlegame and endgame sums and the game phase live in the state array
 (``ST_MG``, ``ST_EG``, ``ST_PHASE``); make/unmake update them from the
-``psq`` table built here, so evaluating a position costs a few reads.  The
+``psq`` table built here, so evaluating a position costs a few reads (the rule
+that keeps them valid is in :mod:`transpo.core.makemove`).  The
 score blends the two sums by phase (24 = all pieces on, 0 = bare kings and
 pawns) and is returned from the side to move's point of view.
 """
@@ -45,17 +46,3 @@ def evaluate(state):
     phase = min(state[ST_PHASE], PHASE_MAX)
     score = (state[ST_MG] * phase + state[ST_EG] * (PHASE_MAX - phase)) // PHASE_MAX
     return (score if state[ST_SIDE] == 0 else -score) + TEMPO
-
-
-@njit("void(int8[::1], int64[::1], int32[:, :, ::1])", cache=True, nogil=True, _nrt=False)
-def refresh_sums(board, state, psq):
-    """Recompute the piece-square sums of the state from scratch with table ``psq``."""
-    state[ST_MG] = 0
-    state[ST_EG] = 0
-    state[ST_PHASE] = 0
-    for sq in range(21, 99):
-        piece = board[sq]
-        if piece > 0:
-            state[ST_MG] += psq[piece, sq, 0]
-            state[ST_EG] += psq[piece, sq, 1]
-            state[ST_PHASE] += psq[piece, sq, 2]

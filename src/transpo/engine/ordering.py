@@ -1,7 +1,8 @@
 """Move ordering: score every move once, then hand them out best-first by lazy selection.
 
-Alpha-beta prunes best when the best move comes first (the seed lecture), so
-each move gets a score in one pass:
+Alpha-beta prunes best when the best move comes first (Eppstein's lecture on
+hashing and move ordering, 1997; docs/REFERENCES.md), so each move gets a
+score in one pass:
 
     hash move                      HASH_SCORE
     captures, promotions           CAPTURE_SCORE + 64 * victim - attacker  (MVV-LVA;
@@ -15,53 +16,67 @@ sort step: when the first move or two cut off, the rest are never sorted.
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, types
 
-from transpo.core.board import MAX_PLY
+from transpo.core.board import PAWN
+from transpo.core.moves import FLAG_CAPTURE, FLAG_EP, MOVE_ID_MASK, move_flags, move_from, move_promo, move_to
+from transpo.engine.scratch import SCRATCH_TYPE
 
 HASH_SCORE = 1 << 30
 CAPTURE_SCORE = 1 << 26
 KILLER_SCORE = 1 << 25
-HISTORY_MAX = 32 * 512  # fixed point of the update in _update_history; stays below KILLER_SCORE
+VICTIM_WEIGHT = 64  # MVV-LVA: any victim outweighs every attacker (piece types 1..6)
+
+# History: a cutoff adds bonus * HISTORY_MAX / HISTORY_GRAVITY and takes away h * |bonus| / HISTORY_GRAVITY,
+# so an entry drifts towards +-HISTORY_MAX (where the two balance) and old lessons fade.
+HISTORY_GRAVITY = 512
+HISTORY_MAX = 32 * HISTORY_GRAVITY  # stays below KILLER_SCORE
+MAX_HISTORY_BONUS = 400  # depth * depth, capped
 
 # Victim / attacker values by piece type (index 0 unused, 6 = king).
 PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
 
 
 @njit(cache=True, inline="always")
+def history_index(board, move):
+    """The history slot of a quiet move: moving piece code x to-square."""
+    return board[move_from(move)] * 120 + move_to(move)
+
+
+@njit(cache=True, inline="always")
 def mvv_lva(board, move):
     """MVV-LVA score of a capture or promotion (higher: take more with less)."""
-    to = (move >> 7) & 127
-    victim = board[to] & 7
-    if (move >> 17) & 4:  # en passant: the victim is a pawn beside the target square
-        victim = 1
-    promo = (move >> 14) & 7
-    attacker = board[move & 127] & 7
-    return 64 * (victim + promo) - attacker
+    victim = board[move_to(move)] & 7
+    if move_flags(move) & FLAG_EP:  # en passant: the victim is a pawn beside the target square
+        victim = PAWN
+    attacker = board[move_from(move)] & 7
+    return VICTIM_WEIGHT * (victim + move_promo(move)) - attacker
 
 
 @njit(
-    "void(int8[::1], int32[::1], int32[::1], int64, int64, int64, int32[:, ::1], int64, int32[::1])",
+    types.void(types.int8[::1], SCRATCH_TYPE, types.int64, types.int64, types.int64, types.int64),
     cache=True,
     nogil=True,
     _nrt=False,
 )
-def score_moves(board, moves, scores, start, end, hash_move, killers, ply, history):
-    """Give every move in ``moves[start:end]`` its ordering score in ``scores``."""
-    k1 = killers[ply, 0]
-    k2 = killers[ply, 1]
+def score_moves(board, sc, start, end, hash_move, ply):
+    """Give every move in ``sc.moves[start:end]`` its ordering score in ``sc.scores``."""
+    moves = sc.moves
+    scores = sc.scores
+    k1 = sc.killers[ply, 0]
+    k2 = sc.killers[ply, 1]
     for i in range(start, end):
         m = moves[i]
-        if (m & 0x1FFFF) == hash_move:
+        if (m & MOVE_ID_MASK) == hash_move:
             scores[i] = HASH_SCORE
-        elif (m >> 17) & 1 or (m >> 14) & 7:
+        elif move_flags(m) & FLAG_CAPTURE or move_promo(m):
             scores[i] = CAPTURE_SCORE + mvv_lva(board, m)
         elif m == k1:
             scores[i] = KILLER_SCORE
         elif m == k2:
             scores[i] = KILLER_SCORE - 1
         else:
-            scores[i] = history[board[m & 127] * 120 + ((m >> 7) & 127)]
+            scores[i] = sc.history[history_index(board, m)]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -80,24 +95,20 @@ def pick_next(moves, scores, i, end):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def record_quiet_cutoff(board, move, depth, ply, killers, history, tried, tried_start, tried_end):
+def record_quiet_cutoff(board, sc, move, depth, ply, tried_start, tried_end):
     """A quiet move caused a beta cutoff: make it a killer, reward it, penalise the quiets tried before it."""
+    killers = sc.killers
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move
-    bonus = min(depth * depth, 400)
-    _update_history(history, board[move & 127] * 120 + ((move >> 7) & 127), bonus)
+    bonus = min(depth * depth, MAX_HISTORY_BONUS)
+    _update_history(sc.history, history_index(board, move), bonus)
     for i in range(tried_start, tried_end):
-        other = tried[i]
+        other = sc.quiets[i]
         if other != move:
-            _update_history(history, board[other & 127] * 120 + ((other >> 7) & 127), -bonus)
+            _update_history(sc.history, history_index(board, other), -bonus)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _update_history(history, index, bonus):
-    # Gravity: the entry moves towards +-HISTORY_MAX (where bonus * 32 == h * |bonus| / 512), so old lessons fade.
-    history[index] += bonus * 32 - history[index] * abs(bonus) // 512
-
-
-KILLER_SHAPE = (MAX_PLY + 2, 2)
-HISTORY_SIZE = 16 * 120
+    history[index] += bonus * (HISTORY_MAX // HISTORY_GRAVITY) - history[index] * abs(bonus) // HISTORY_GRAVITY

@@ -12,24 +12,32 @@ cache line, holding ``SLOTS`` = 4 entries of two words each::
             bits 56-57  bound: 0 empty slot, 1 upper (fail low), 2 lower (fail high), 3 exact
             bits 58-63  generation (search counter mod 64), for ageing
 
-Index and signature come from different key bits, as the seed thread insists:
+Index and signature come from different key bits, as Robert Hyatt insists in the
+"hashing function" thread (rec.games.chess.computer, 2000; docs/REFERENCES.md):
 the bucket is ``key & (buckets - 1)`` (low bits) and a probe accepts an entry
 whose *signature*, the top ``signature_bits`` of the key, equals the
 position's.  With fewer signature bits than 64 - index bits, the remaining key
 bits are never compared, so two positions can share an entry: a false hit,
 the "crash" the lab measures.  Because word 0 keeps the whole key (and, in
 audit mode, a parallel array keeps an independent check key), the table can
-count its own false hits, Dan Newman's error-detection method.
+count its own false hits, Dan Newman's error-detection method (Computer Chess
+Club, 1997).
 
-Configuration and counters travel to compiled code in ``info`` (``int64[INFO_SIZE]``,
-``TI_*`` slots below), never as globals (NUMBA.md, trap 5).
+The compiled functions take the whole table as one value, a :class:`TableArrays`
+bundle (the words, the configuration, the counters and the audit's check keys),
+never as globals (docs/NUMBA.md: globals are frozen at compile time).
+:func:`probe` hands back the decoded entry; the table counts its own statistics.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from typing import NamedTuple
 
+import numpy as np
+from numba import njit, typeof, types
+
+from transpo.core.keys import ZOB_SIZE, compute_key, key_set
+from transpo.core.moves import MOVE_ID_BITS, MOVE_ID_MASK, NO_MOVE
 from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS, check_choice
 
 SLOTS = 4
@@ -38,42 +46,85 @@ BUCKET_BYTES = 8 * WORDS_PER_BUCKET
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 
-MOVE_BITS = 17
-SCORE_SHIFT = 17
+# Data-word fields (layout in the module docstring): shift and width.
+SCORE_SHIFT = MOVE_ID_BITS
 EVAL_SHIFT = 33
 DEPTH_SHIFT = 49
 BOUND_SHIFT = 56
 GEN_SHIFT = 58
+FIELD16_MASK = 0xFFFF  # score and eval: 16 bits each, stored with SCORE_OFFSET added
+SCORE_OFFSET = 32768
+DEPTH_MASK = 127  # 7 bits: deeper results are stored as depth 127
+MAX_STORED_DEPTH = DEPTH_MASK
+BOUND_MASK = 3
+GEN_MASK = 63  # 6 bits: the generation counts searches modulo 64
+AGE_WEIGHT = 8  # bucket policy: one search of age costs as much as 8 plies of depth
 
 MATE = 31000  # score of a mate at the root; mate in n plies is MATE - n
 MATE_BOUND = MATE - 256  # scores beyond this are mate scores
 
-# info[] slots: configuration ...
-TI_MASK = 0  # buckets - 1
-TI_POLICY = 1  # index into POLICIES
-TI_GENERATION = 2  # 0..63
-TI_SIG_BITS = 3  # signature width, 8..64
-TI_INDEX_BITS = 4  # log2(buckets)
-TI_AUDIT = 5  # 1: compare the independent check key on every hit
-TI_ENABLED = 6  # 0: the search neither probes nor stores (the lab's "no table")
-TI_FORCE_EVERY = 7  # lab: every Nth probe that misses returns another position's entry (0: never)
-# ... and counters
-TI_PROBES = 8
-TI_HITS = 9
-TI_CUTOFFS = 10
-TI_STORES = 11
-TI_REPLACEMENTS = 12  # stores that overwrote another position's live entry
-TI_FALSE_HITS = 13  # audit: signature matched but the position differed
-TI_FORCED = 14  # lab: forced false hits injected
-TI_COMPARED = 15  # live slots whose signature a probe compared (Koistinen's s, summed over probes)
-INFO_SIZE = 16
+AUDIT_KEY_SEED = 0xA0D17  # seed of the independent prng key set the audit compares (HashAudit)
+
+# config[] slots: settings, and the generation of the current search
+CF_MASK = 0  # buckets - 1
+CF_POLICY = 1  # index into POLICIES
+CF_GENERATION = 2  # 0..GEN_MASK
+CF_SIG_BITS = 3  # signature width, 8..64
+CF_INDEX_BITS = 4  # log2(buckets)
+CF_AUDIT = 5  # 1: compare the independent check key on every hit
+CF_ENABLED = 6  # 0: the search neither probes nor stores (the lab's "no table")
+CF_FORCE_EVERY = 7  # lab: every Nth probe that misses returns another position's entry (0: never)
+CONFIG_SIZE = 8
+
+# counts[] slots: what the table saw since the last reset
 COUNTER_NAMES = ("probes", "hits", "cutoffs", "stores", "replacements", "false_hits", "forced_false_hits", "compared")
+(
+    CN_PROBES,
+    CN_HITS,
+    CN_CUTOFFS,  # probes whose entry ended the node (the search reports them through record_cutoff)
+    CN_STORES,
+    CN_REPLACEMENTS,  # stores that overwrote another position's live entry
+    CN_FALSE_HITS,  # audit: signature matched but the position differed
+    CN_FORCED,  # lab: forced false hits injected
+    CN_COMPARED,  # live slots whose signature a probe compared (Koistinen's s, summed over probes)
+) = range(len(COUNTER_NAMES))
+
+
+class TableArrays(NamedTuple):
+    """The table as compiled code sees it: one value, built by :attr:`TranspositionTable.arrays`."""
+
+    words: np.ndarray  # uint64[buckets * WORDS_PER_BUCKET]: key and data word of every slot
+    config: np.ndarray  # int64[CONFIG_SIZE]: CF_* slots
+    counts: np.ndarray  # int64[len(COUNTER_NAMES)]: CN_* slots
+    check: np.ndarray  # uint64[entries] in audit mode (else [1]): each slot's independent check key
+    check_zobrist: np.ndarray  # uint64[ZOB_SIZE]: the audit's key set (zeros when the audit is off)
+
+
+class Entry(NamedTuple):
+    """A decoded probe result; ``bound == BOUND_NONE`` is a miss."""
+
+    move: int  # the stored best move (from, to, promotion: MOVE_ID_MASK bits), or NO_MOVE
+    score: int  # relative to the root (mate scores converted back by from_tt)
+    depth: int
+    bound: int
+
+
+TABLE_TYPE = typeof(
+    TableArrays(
+        np.zeros(WORDS_PER_BUCKET, np.uint64),
+        np.zeros(CONFIG_SIZE, np.int64),
+        np.zeros(len(COUNTER_NAMES), np.int64),
+        np.zeros(1, np.uint64),
+        np.zeros(ZOB_SIZE, np.uint64),
+    )
+)
+ENTRY_TYPE = typeof(Entry(0, 0, 0, 0))
 
 
 @njit(cache=True, inline="always")
-def signature_mask(info):
-    """uint64 mask of the key bits a probe compares (the top TI_SIG_BITS bits)."""
-    return np.uint64(0xFFFFFFFFFFFFFFFF) << np.uint64(64 - info[TI_SIG_BITS])
+def signature_mask(config):
+    """uint64 mask of the key bits a probe compares (the top CF_SIG_BITS bits)."""
+    return np.uint64(0xFFFFFFFFFFFFFFFF) << np.uint64(64 - config[CF_SIG_BITS])
 
 
 @njit(cache=True, inline="always")
@@ -100,9 +151,9 @@ def from_tt(score, ply):
 def pack(move, score, static_eval, depth, bound, generation):
     """Pack one entry's data word (layout in the module docstring)."""
     return (
-        np.uint64(move & 0x1FFFF)
-        | (np.uint64(score + 32768) << np.uint64(SCORE_SHIFT))
-        | (np.uint64(static_eval + 32768) << np.uint64(EVAL_SHIFT))
+        np.uint64(move & MOVE_ID_MASK)
+        | (np.uint64(score + SCORE_OFFSET) << np.uint64(SCORE_SHIFT))
+        | (np.uint64(static_eval + SCORE_OFFSET) << np.uint64(EVAL_SHIFT))
         | (np.uint64(depth) << np.uint64(DEPTH_SHIFT))
         | (np.uint64(bound) << np.uint64(BOUND_SHIFT))
         | (np.uint64(generation) << np.uint64(GEN_SHIFT))
@@ -111,84 +162,127 @@ def pack(move, score, static_eval, depth, bound, generation):
 
 @njit(cache=True, inline="always")
 def data_move(data):
-    return np.int64(data & np.uint64(0x1FFFF))
+    """The best move of a data word (MOVE_ID_MASK bits of the move)."""
+    return np.int64(data & np.uint64(MOVE_ID_MASK))
 
 
 @njit(cache=True, inline="always")
 def data_score(data):
-    return np.int64((data >> np.uint64(SCORE_SHIFT)) & np.uint64(0xFFFF)) - 32768
+    """The stored (node-relative) score of a data word."""
+    return np.int64((data >> np.uint64(SCORE_SHIFT)) & np.uint64(FIELD16_MASK)) - SCORE_OFFSET
 
 
 @njit(cache=True, inline="always")
 def data_eval(data):
-    return np.int64((data >> np.uint64(EVAL_SHIFT)) & np.uint64(0xFFFF)) - 32768
+    """The static evaluation stored in a data word."""
+    return np.int64((data >> np.uint64(EVAL_SHIFT)) & np.uint64(FIELD16_MASK)) - SCORE_OFFSET
 
 
 @njit(cache=True, inline="always")
 def data_depth(data):
-    return np.int64((data >> np.uint64(DEPTH_SHIFT)) & np.uint64(127))
+    """The draft in plies of a data word."""
+    return np.int64((data >> np.uint64(DEPTH_SHIFT)) & np.uint64(DEPTH_MASK))
 
 
 @njit(cache=True, inline="always")
 def data_bound(data):
-    return np.int64((data >> np.uint64(BOUND_SHIFT)) & np.uint64(3))
+    """The bound type of a data word (BOUND_NONE for an empty slot)."""
+    return np.int64((data >> np.uint64(BOUND_SHIFT)) & np.uint64(BOUND_MASK))
 
 
 @njit(cache=True, inline="always")
 def data_generation(data):
+    """The generation (search counter mod 64) that wrote a data word."""
     return np.int64(data >> np.uint64(GEN_SHIFT))
 
 
-@njit("int64(uint64[::1], int64[::1], uint64[::1], uint64, uint64)", cache=True, nogil=True, _nrt=False)
-def probe(table, info, check, key, check_key):
-    """Word index of the entry for ``key`` (its data word is index + 1), or -1.
+@njit(cache=True, inline="always")
+def _bucket_base(tt, key):
+    return np.int64(key & np.uint64(tt.config[CF_MASK])) * WORDS_PER_BUCKET
+
+
+@njit(cache=True, inline="always")
+def is_enabled(tt):
+    """False for the lab's no-table search: nothing is probed or stored."""
+    return tt.config[CF_ENABLED] != 0
+
+
+@njit(cache=True, inline="always")
+def audit_key(tt, board, state):
+    """The position's independent check key in audit mode, else 0 (no cost when the audit is off)."""
+    if tt.config[CF_AUDIT] != 0:
+        return compute_key(board, state, tt.check_zobrist)
+    return np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def record_cutoff(tt):
+    """The search ended a node on a probed entry's score."""
+    tt.counts[CN_CUTOFFS] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def locate(tt, key, check_key):
+    """Word index of the entry a probe for ``key`` finds (its data word is index + 1), or -1.
 
     Counts probes, compared slots and hits; in audit mode a hit whose
     independent check key differs is counted as a false hit (it is still
     returned: the search uses it exactly as it would without the audit).
-    With ``TI_FORCE_EVERY`` = N, every Nth probe that finds nothing returns
+    With ``CF_FORCE_EVERY`` = N, every Nth probe that finds nothing returns
     a live entry of another position instead (the lab's forced crash).
     """
-    info[TI_PROBES] += 1
-    base = np.int64(key & np.uint64(info[TI_MASK])) * WORDS_PER_BUCKET
-    mask = signature_mask(info)
+    config = tt.config
+    counts = tt.counts
+    counts[CN_PROBES] += 1
+    base = _bucket_base(tt, key)
+    mask = signature_mask(config)
     live = -1
     for slot in range(SLOTS):
         w = base + 2 * slot
-        data = table[w + 1]
-        if data_bound(data) == BOUND_NONE:
+        if data_bound(tt.words[w + 1]) == BOUND_NONE:
             continue
-        info[TI_COMPARED] += 1
+        counts[CN_COMPARED] += 1
         live = w
-        if ((table[w] ^ key) & mask) == 0:
-            info[TI_HITS] += 1
-            if info[TI_AUDIT] != 0 and check[w >> 1] != check_key:
-                info[TI_FALSE_HITS] += 1
+        if ((tt.words[w] ^ key) & mask) == 0:
+            counts[CN_HITS] += 1
+            if config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key:
+                counts[CN_FALSE_HITS] += 1
             return w
-    force = info[TI_FORCE_EVERY]
-    if force > 0 and live >= 0 and info[TI_PROBES] % force == 0:
-        info[TI_FORCED] += 1  # the lab's injected crash: answer with another position's entry
+    force = config[CF_FORCE_EVERY]
+    if force > 0 and live >= 0 and counts[CN_PROBES] % force == 0:
+        counts[CN_FORCED] += 1  # the lab's injected crash: answer with another position's entry
         return live
     return -1
 
 
+@njit(ENTRY_TYPE(TABLE_TYPE, types.uint64, types.uint64, types.int64), cache=True, nogil=True, _nrt=False)
+def probe(tt, key, check_key, ply):
+    """The entry for ``key`` at search ply ``ply``, decoded (score relative to the root), or a miss
+    (``bound == BOUND_NONE``); counted as :func:`locate` says."""
+    w = locate(tt, key, check_key)
+    if w < 0:
+        return Entry(NO_MOVE, 0, 0, BOUND_NONE)
+    data = tt.words[w + 1]
+    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data))
+
+
 @njit(cache=True, inline="always")
-def _victim_slot(table, info, base, key):
-    """The slot a new entry for ``key`` goes to, by the configured policy; -1 to keep the bucket."""
-    policy = info[TI_POLICY]
-    generation = info[TI_GENERATION]
+def _victim_slot(tt, base, key):
+    """The slot a new entry for ``key`` goes to, by the configured policy."""
+    policy = tt.config[CF_POLICY]
+    generation = tt.config[CF_GENERATION]
     if policy == 0 or policy == 1:  # always / depth: direct-mapped, one slot per key
-        return np.int64((key >> np.uint64(info[TI_INDEX_BITS])) & np.uint64(SLOTS - 1))
+        return np.int64((key >> np.uint64(tt.config[CF_INDEX_BITS])) & np.uint64(SLOTS - 1))
     if policy == 2:  # two-tier: slot pair picked by a key bit; depth-preferred + always
-        return 2 * np.int64((key >> np.uint64(info[TI_INDEX_BITS])) & np.uint64(1))
+        return 2 * np.int64((key >> np.uint64(tt.config[CF_INDEX_BITS])) & np.uint64(1))
     worst = 0
     worst_value = 1 << 30
     for slot in range(SLOTS):  # bucket: replace the lowest depth minus age
-        data = table[base + 2 * slot + 1]
+        data = tt.words[base + 2 * slot + 1]
         if data_bound(data) == BOUND_NONE:
             return slot
-        age = (generation - data_generation(data)) & 63
-        value = data_depth(data) - 8 * age
+        age = (generation - data_generation(data)) & GEN_MASK
+        value = data_depth(data) - AGE_WEIGHT * age
         if value < worst_value:
             worst_value = value
             worst = slot
@@ -196,53 +290,57 @@ def _victim_slot(table, info, base, key):
 
 
 @njit(
-    "void(uint64[::1], int64[::1], uint64[::1], uint64, uint64, int64, int64, int64, int64, int64)",
+    types.void(TABLE_TYPE, types.uint64, types.uint64, types.int64, types.int64, types.int64, types.int64,
+               types.int64, types.int64),
     cache=True,
     nogil=True,
     _nrt=False,
-)
-def store(table, info, check, key, check_key, move, score, static_eval, depth, bound):
-    """Save a search result; ``score`` must already be node-relative (:func:`to_tt`)."""
-    base = np.int64(key & np.uint64(info[TI_MASK])) * WORDS_PER_BUCKET
-    generation = info[TI_GENERATION]
-    policy = info[TI_POLICY]
-    mask = signature_mask(info)
+)  # fmt: skip
+def store(tt, key, check_key, move, score, static_eval, depth, bound, ply):
+    """Save a search result found at ``ply``: mate scores are made node-relative, depth clamped to its field."""
+    config = tt.config
+    base = _bucket_base(tt, key)
+    generation = config[CF_GENERATION]
+    policy = config[CF_POLICY]
+    mask = signature_mask(config)
+    score = to_tt(score, ply)
+    depth = min(max(depth, 0), MAX_STORED_DEPTH)
     slot = -1
     for s in range(SLOTS):  # the same position (as far as the signature tells) is updated in place
-        data = table[base + 2 * s + 1]
-        if data_bound(data) != BOUND_NONE and ((table[base + 2 * s] ^ key) & mask) == 0:
+        data = tt.words[base + 2 * s + 1]
+        if data_bound(data) != BOUND_NONE and ((tt.words[base + 2 * s] ^ key) & mask) == 0:
             slot = s
-            if move == 0:
+            if move == NO_MOVE:
                 move = data_move(data)  # keep the old best move rather than lose it
             break
     if slot < 0:
-        slot = _victim_slot(table, info, base, key)
-        old = table[base + 2 * slot + 1]
+        slot = _victim_slot(tt, base, key)
+        old = tt.words[base + 2 * slot + 1]
         if data_bound(old) != BOUND_NONE:
-            stale = ((generation - data_generation(old)) & 63) != 0
+            stale = ((generation - data_generation(old)) & GEN_MASK) != 0
             if policy == 1 and not stale and depth < data_depth(old):
                 return  # depth-preferred: keep the deeper entry of this search
             if policy == 2 and not stale and depth < data_depth(old):
                 slot += 1  # two-tier: the shallower result goes to the always-replace slot
-            if data_bound(table[base + 2 * slot + 1]) != BOUND_NONE:
-                info[TI_REPLACEMENTS] += 1
+            if data_bound(tt.words[base + 2 * slot + 1]) != BOUND_NONE:
+                tt.counts[CN_REPLACEMENTS] += 1
     w = base + 2 * slot
-    table[w] = key
-    table[w + 1] = pack(move, score, static_eval, depth, bound, generation)
-    if info[TI_AUDIT] != 0:
-        check[w >> 1] = check_key
-    info[TI_STORES] += 1
+    tt.words[w] = key
+    tt.words[w + 1] = pack(move, score, static_eval, depth, bound, generation)
+    if config[CF_AUDIT] != 0:
+        tt.check[w >> 1] = check_key
+    tt.counts[CN_STORES] += 1
 
 
-@njit("int64(uint64[::1], int64[::1])", cache=True, nogil=True, _nrt=False)
-def hashfull(table, info):
+@njit(types.int64(TABLE_TYPE), cache=True, nogil=True, _nrt=False)
+def hashfull(tt):
     """Per mille of the first 1000 buckets' slots holding an entry of the current search."""
-    buckets = min(1000, info[TI_MASK] + 1)
+    buckets = min(1000, tt.config[CF_MASK] + 1)
     used = 0
     for b in range(buckets):
         for slot in range(SLOTS):
-            data = table[b * WORDS_PER_BUCKET + 2 * slot + 1]
-            if data_bound(data) != BOUND_NONE and data_generation(data) == info[TI_GENERATION]:
+            data = tt.words[b * WORDS_PER_BUCKET + 2 * slot + 1]
+            if data_bound(data) != BOUND_NONE and data_generation(data) == tt.config[CF_GENERATION]:
                 used += 1
     return used * 1000 // (buckets * SLOTS)
 
@@ -251,8 +349,8 @@ class TranspositionTable:
     """A transposition table of ``size_mb`` megabytes (rounded down to a power of two of buckets).
 
     ``signature_bits`` (8..64) sets how many top key bits a probe compares;
-    ``policy`` is one of :data:`POLICIES`; ``audit`` keeps an independent
-    64-bit check key per entry so false hits can be counted.
+    ``policy`` is one of :data:`~transpo.settings.POLICIES`; ``audit`` keeps an
+    independent 64-bit check key per entry so false hits can be counted.
     """
 
     def __init__(
@@ -262,103 +360,137 @@ class TranspositionTable:
         signature_bits: int = SIGNATURE_BITS.default,
         audit: bool = False,
     ):
-        self.info = np.zeros(INFO_SIZE, dtype=np.int64)
-        self.info[TI_ENABLED] = 1
-        self.table = np.zeros(WORDS_PER_BUCKET, dtype=np.uint64)
+        self.config = np.zeros(CONFIG_SIZE, dtype=np.int64)
+        self.counts = np.zeros(len(COUNTER_NAMES), dtype=np.int64)
+        self.config[CF_ENABLED] = 1
+        self.words = np.zeros(WORDS_PER_BUCKET, dtype=np.uint64)
         self.check = np.zeros(1, dtype=np.uint64)
+        self.check_zobrist = np.zeros(ZOB_SIZE, dtype=np.uint64)
         self.size_mb = 0
         self.set_policy(policy)
         self.set_signature_bits(signature_bits)
         self.audit = audit
         self.resize(size_mb)
 
+    @property
+    def arrays(self) -> TableArrays:
+        """The bundle the compiled search takes (the same arrays, not copies)."""
+        return TableArrays(self.words, self.config, self.counts, self.check, self.check_zobrist)
+
     def resize(self, size_mb: int) -> None:
         """Reallocate (and so clear) the table with ``size_mb`` megabytes (1..65536)."""
         HASH_MB.check(size_mb)
         buckets = 1 << ((size_mb * 1024 * 1024 // BUCKET_BYTES).bit_length() - 1)
-        self.table = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
+        self.words = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
         self.check = np.zeros(buckets * SLOTS if self.audit else 1, dtype=np.uint64)
-        self.info[TI_MASK] = buckets - 1
-        self.info[TI_INDEX_BITS] = buckets.bit_length() - 1
+        self.config[CF_MASK] = buckets - 1
+        self.config[CF_INDEX_BITS] = buckets.bit_length() - 1
         self.size_mb = size_mb
-        self.info[TI_GENERATION] = 0
+        self.config[CF_GENERATION] = 0
         self.reset_counters()
 
     @property
     def audit(self) -> bool:
         """Whether every entry carries an independent check key (false-hit counting)."""
-        return bool(self.info[TI_AUDIT])
+        return bool(self.config[CF_AUDIT])
 
     @audit.setter
     def audit(self, on: bool) -> None:
-        self.info[TI_AUDIT] = int(on)
-        if on and self.check.size != self.table.size // 2:
-            self.check = np.zeros(self.table.size // 2, dtype=np.uint64)
+        self.config[CF_AUDIT] = int(on)
+        if on and self.check.size != self.words.size // 2:
+            self.check = np.zeros(self.words.size // 2, dtype=np.uint64)
         elif not on:
             self.check = np.zeros(1, dtype=np.uint64)
+        if on and not self.check_zobrist.any():
+            self.check_zobrist = key_set("prng", AUDIT_KEY_SEED)
 
     @property
     def enabled(self) -> bool:
         """False for the lab's no-table search."""
-        return bool(self.info[TI_ENABLED])
+        return bool(self.config[CF_ENABLED])
 
     @enabled.setter
     def enabled(self, on: bool) -> None:
-        self.info[TI_ENABLED] = int(on)
+        self.config[CF_ENABLED] = int(on)
 
     @property
     def policy(self) -> str:
-        return POLICIES[int(self.info[TI_POLICY])]
+        """The replacement policy's name."""
+        return POLICIES[int(self.config[CF_POLICY])]
 
     def set_policy(self, name: str) -> None:
         """Choose the replacement policy: always, depth, two-tier or bucket."""
         check_choice("replacement policy", name, POLICIES)
-        self.info[TI_POLICY] = POLICIES.index(name)
+        self.config[CF_POLICY] = POLICIES.index(name)
 
     @property
     def signature_bits(self) -> int:
-        return int(self.info[TI_SIG_BITS])
+        """How many top key bits a probe compares."""
+        return int(self.config[CF_SIG_BITS])
 
     def set_signature_bits(self, bits: int) -> None:
         """Compare only the top ``bits`` key bits (8..64) on a probe."""
         SIGNATURE_BITS.check(bits)
-        self.info[TI_SIG_BITS] = bits
+        self.config[CF_SIG_BITS] = bits
 
     @property
     def buckets(self) -> int:
-        return int(self.info[TI_MASK]) + 1
+        """Number of 64-byte buckets."""
+        return int(self.config[CF_MASK]) + 1
+
+    @property
+    def index_bits(self) -> int:
+        """log2(buckets): the low key bits that choose a bucket."""
+        return int(self.config[CF_INDEX_BITS])
+
+    @property
+    def generation(self) -> int:
+        """The current search's generation (0..63)."""
+        return int(self.config[CF_GENERATION])
 
     @property
     def entries(self) -> int:
+        """Number of entry slots (buckets x SLOTS)."""
         return self.buckets * SLOTS
 
     def clear(self) -> None:
         """Empty every entry (``ucinewgame``, ``Clear Hash``) and zero the counters."""
-        self.table[:] = 0
+        self.words[:] = 0
         self.check[:] = 0
-        self.info[TI_GENERATION] = 0
+        self.config[CF_GENERATION] = 0
         self.reset_counters()
 
     def new_search(self) -> None:
         """Advance the generation: older entries age but stay usable."""
-        self.info[TI_GENERATION] = (self.info[TI_GENERATION] + 1) & 63
+        self.config[CF_GENERATION] = (self.config[CF_GENERATION] + 1) & GEN_MASK
 
     def reset_counters(self) -> None:
-        self.info[TI_PROBES:INFO_SIZE] = 0
+        """Zero every counter."""
+        self.counts[:] = 0
 
     def set_forced_false_hits(self, every: int) -> None:
         """Lab: make every ``every``-th missing probe return another position's entry (0: off)."""
         if every < 0:
             raise ValueError("forced false-hit interval must be >= 0")
-        self.info[TI_FORCE_EVERY] = every
+        self.config[CF_FORCE_EVERY] = every
 
     def counters(self) -> dict[str, int]:
         """probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared."""
-        return {name: int(self.info[TI_PROBES + i]) for i, name in enumerate(COUNTER_NAMES)}
+        return {name: int(self.counts[i]) for i, name in enumerate(COUNTER_NAMES)}
 
     def hashfull(self) -> int:
         """Per mille of sampled slots filled in the current search."""
-        return int(hashfull(self.table, self.info))
+        return int(hashfull(self.arrays))
+
+    def probe(self, key: int, ply: int = 0, check_key: int = 0) -> Entry:
+        """Look ``key`` up as the search would at ``ply`` (counted like a search probe)."""
+        return probe(self.arrays, np.uint64(key), np.uint64(check_key), ply)
+
+    def store(self, key: int, move: int, score: int, static_eval: int, depth: int, bound: int,
+              ply: int = 0, check_key: int = 0) -> None:  # fmt: skip
+        """Save an entry as the search would at ``ply``."""
+        store(self.arrays, np.uint64(key), np.uint64(check_key), move, score, static_eval, depth, bound, ply)
 
     def nbytes(self) -> int:
-        return int(self.table.nbytes + self.check.nbytes)
+        """Memory held by the entries and the audit's check keys."""
+        return int(self.words.nbytes + self.check.nbytes)

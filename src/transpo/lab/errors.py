@@ -116,7 +116,7 @@ def add_key_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_key_options(args: argparse.Namespace) -> None:
-    from transpo.engine.engine import AUDIT_KEY_SEED
+    from transpo.engine.table import AUDIT_KEY_SEED
 
     if args.keys == "prng" and args.seed == AUDIT_KEY_SEED:
         raise ValueError(f"--seed {AUDIT_KEY_SEED} is the audit's own check-key seed; pick another")

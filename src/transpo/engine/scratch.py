@@ -1,0 +1,71 @@
+"""One searcher's scratch: the arrays a search writes besides the position and the table.
+
+Everything :func:`~transpo.engine.search.negamax` needs that belongs to one
+searcher travels as one :class:`Scratch` value: the move lists of every ply,
+their ordering scores, the quiet moves tried, the killers and history that
+move ordering learns, the principal-variation triangle and the control words
+(``ctl``) through which the Python side limits, stops and watches the search.
+A second search thread needs exactly one more of these.
+
+``ctl`` layout (``int64[CTL_SIZE]``)::
+
+    CTL_STOP             set to 1 (by another thread) to stop the search
+    CTL_NODE_LIMIT       stop after this many nodes
+    CTL_NODES            nodes searched
+    CTL_SELDEPTH         deepest ply reached
+    CTL_ABORTED          1 once the search has stopped; the iteration's results are then partial
+    CTL_EXCLUDED_COUNT   number of root moves excluded (MultiPV)
+    CTL_EXCLUDED + i     the excluded root moves
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import typeof
+
+from transpo.core.board import MAX_MOVES, MAX_PLY
+
+CTL_STOP = 0
+CTL_NODE_LIMIT = 1
+CTL_NODES = 2
+CTL_SELDEPTH = 3
+CTL_ABORTED = 4
+CTL_EXCLUDED_COUNT = 5
+CTL_EXCLUDED = 8
+CTL_SIZE = CTL_EXCLUDED + MAX_MOVES
+
+PLIES = MAX_PLY + 2  # rows of the per-ply arrays: the deepest ply and one beyond it
+HISTORY_SIZE = 16 * 120  # piece code x to-square
+
+
+class Scratch(NamedTuple):
+    """One searcher's working arrays (see the module docstring)."""
+
+    moves: np.ndarray  # int32[PLIES * MAX_MOVES]: ply p's moves start at p * MAX_MOVES
+    scores: np.ndarray  # int32[PLIES * MAX_MOVES]: ordering score of each move
+    quiets: np.ndarray  # int32[PLIES * MAX_MOVES]: quiet moves tried at each ply (history malus)
+    killers: np.ndarray  # int32[PLIES, 2]: two quiet moves that cut off at each ply
+    history: np.ndarray  # int32[HISTORY_SIZE]: quiet-move success by piece and to-square
+    pv: np.ndarray  # int32[PLIES, PLIES]: the triangle; row p is the PV from ply p
+    pv_len: np.ndarray  # int32[PLIES]: length of each row of pv
+    ctl: np.ndarray  # int64[CTL_SIZE]: control words (module docstring)
+
+
+def new_scratch() -> Scratch:
+    """Zeroed scratch for one searcher."""
+    move_list = PLIES * MAX_MOVES
+    return Scratch(
+        moves=np.zeros(move_list, dtype=np.int32),
+        scores=np.zeros(move_list, dtype=np.int32),
+        quiets=np.zeros(move_list, dtype=np.int32),
+        killers=np.zeros((PLIES, 2), dtype=np.int32),
+        history=np.zeros(HISTORY_SIZE, dtype=np.int32),
+        pv=np.zeros((PLIES, PLIES), dtype=np.int32),
+        pv_len=np.zeros(PLIES, dtype=np.int32),
+        ctl=np.zeros(CTL_SIZE, dtype=np.int64),
+    )
+
+
+SCRATCH_TYPE = typeof(new_scratch())
