@@ -92,16 +92,20 @@ class BenchLine:
 
 @dataclass
 class BenchResult:
+    """The whole bench: every position's line and the wall time of the searches."""
+
     depth: int
     lines: list[BenchLine]
     time_s: float
 
     @property
     def nodes(self) -> int:
+        """Nodes of all positions: the bench signature."""
         return sum(line.nodes for line in self.lines)
 
     @property
     def nps(self) -> int:
+        """Nodes per second of search time."""
         return int(self.nodes / max(self.time_s, 1e-9))
 
 

@@ -65,6 +65,7 @@ class Info:
 
     @property
     def nps(self) -> int:
+        """Nodes per second so far."""
         return int(self.nodes * 1000 / max(self.time_ms, 1))
 
 
@@ -82,6 +83,7 @@ class SearchResult:
 
     @property
     def pv(self) -> list[str]:
+        """The principal variation of the best line (UCI moves)."""
         return self.lines[0].pv if self.lines else []
 
 
@@ -106,7 +108,6 @@ class Engine:
         self.multipv = multipv
         self.move_overhead = move_overhead
         self.scratch = new_scratch()
-        self.ctl = self.scratch.ctl  # the control words another thread writes (stop) and reads
         self._timer: threading.Timer | None = None
         self._pondering = False
         self._ponder_limits: Limits | None = None
@@ -138,8 +139,8 @@ class Engine:
         if self._timer is not None:  # a clock left over from an earlier ponderhit
             self._timer.cancel()
             self._timer = None
-        self.ctl[:] = 0
-        self.ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
+        self.scratch.ctl[:] = 0
+        self.scratch.ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
         self._white = position.turn == "w"
         self._pondering = limits.ponder
         self._ponder_limits = limits if limits.ponder else None
@@ -148,7 +149,7 @@ class Engine:
 
     def stop(self) -> None:
         """Stop the running search as soon as possible (thread-safe)."""
-        self.ctl[CTL_STOP] = 1
+        self.scratch.ctl[CTL_STOP] = 1
 
     def ponderhit(self) -> None:
         """The opponent played the expected move: keep searching, now on the clock."""
@@ -210,9 +211,9 @@ class Engine:
         lines: list[Info] = []
         self._pv_codes = []
         for index in range(lines_wanted):
-            self.ctl[CTL_EXCLUDED_COUNT] = index
+            self.scratch.ctl[CTL_EXCLUDED_COUNT] = index
             for i, line in enumerate(lines):
-                self.ctl[CTL_EXCLUDED + i] = self._root_move_code(line)
+                self.scratch.ctl[CTL_EXCLUDED + i] = self._root_move_code(line)
             score = self._aspiration(arrays, depth, previous[index], index, t0, on_info)
             if score is None:
                 return None
@@ -233,7 +234,7 @@ class Engine:
             alpha, beta = -INF, INF
         while True:
             score = int(negamax(arrays, self.table.arrays, self.scratch, depth, alpha, beta, 0, False))
-            if self.ctl[CTL_ABORTED]:
+            if self.scratch.ctl[CTL_ABORTED]:
                 return None
             if score <= alpha:
                 if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
@@ -262,11 +263,11 @@ class Engine:
         codes = self._pv_codes[index] if keep_pv and index < len(self._pv_codes) else []
         return Info(
             depth=depth,
-            seldepth=int(self.ctl[CTL_SELDEPTH]),
+            seldepth=int(self.scratch.ctl[CTL_SELDEPTH]),
             multipv=index + 1,
             score=score,
             bound=bound,
-            nodes=int(self.ctl[CTL_NODES]),
+            nodes=int(self.scratch.ctl[CTL_NODES]),
             time_ms=self._elapsed_ms(t0),
             hashfull=self.table.hashfull(),
             pv=[move_to_uci(m) for m in codes],
@@ -288,7 +289,7 @@ class Engine:
         return self._elapsed_ms(self._started) >= soft
 
     def _result(self, completed: list[Info], root_moves: list[int], t0: float) -> SearchResult:
-        nodes = int(self.ctl[CTL_NODES])
+        nodes = int(self.scratch.ctl[CTL_NODES])
         if not completed or not completed[0].pv:
             return SearchResult(move_to_uci(root_moves[0]), None, 0, 0, nodes, self._elapsed_ms(t0), completed)
         best = completed[0]

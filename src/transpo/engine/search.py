@@ -95,6 +95,8 @@ def _lmr_table() -> np.ndarray:
 
 LMR_REDUCTION = _lmr_table()
 LMR_MAX_INDEX = 63
+LMR_MIN_DEPTH = 3
+LMR_MIN_SEARCHED = 2  # the first two moves are searched at full depth
 FUTILITY_MARGIN = 100
 FUTILITY_DEPTH = 3
 RFP_MARGIN = 80
@@ -128,6 +130,38 @@ def _losing_capture(board, state, move, best, alpha):
     if best + victim + DELTA_MARGIN < alpha:
         return True
     return PIECE_VALUE[board[move_from(move)] & 7] > victim + EVEN_TRADE and is_attacked(board, to, 1 - state[ST_SIDE])
+
+
+@njit(cache=True, inline="always")
+def _decides(entry, depth, alpha, beta):
+    """Whether a table entry at least as deep as the search settles the node (the bound allows it)."""
+    if entry.depth < depth:
+        return False
+    return (
+        entry.bound == BOUND_EXACT
+        or (entry.bound == BOUND_LOWER and entry.score >= beta)
+        or (entry.bound == BOUND_UPPER and entry.score <= alpha)
+    )
+
+
+@njit(cache=True, inline="always")
+def _late_move_reduction(depth, searched, pv_node):
+    """Plies to take off a late quiet move, never so many that the reduced search drops below one ply."""
+    reduction = LMR_REDUCTION[min(depth, LMR_MAX_INDEX), min(searched, LMR_MAX_INDEX)]
+    if pv_node:
+        reduction -= 1
+    new_depth = depth - 1
+    return max(0, min(reduction, new_depth - 1))
+
+
+@njit(cache=True, inline="always")
+def _bound_of(best, original_alpha, beta):
+    """The bound type a node's result is stored with: failed high, exact or failed low."""
+    if best >= beta:
+        return BOUND_LOWER
+    if best > original_alpha:
+        return BOUND_EXACT
+    return BOUND_UPPER
 
 
 @njit(cache=True, inline="always")
@@ -219,14 +253,9 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         entry = probe(tt, key, check_key, ply)
         if entry.bound != BOUND_NONE:
             hash_move = entry.move
-            if not pv_node and not root and entry.depth >= depth:
-                if (
-                    entry.bound == BOUND_EXACT
-                    or (entry.bound == BOUND_LOWER and entry.score >= beta)
-                    or (entry.bound == BOUND_UPPER and entry.score <= alpha)
-                ):
-                    record_cutoff(tt)
-                    return entry.score
+            if not pv_node and not root and _decides(entry, depth, alpha, beta):
+                record_cutoff(tt)
+                return entry.score
 
     if checked:
         depth += 1  # check extension
@@ -279,11 +308,8 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             score = -negamax(pos, tt, sc, new_depth, -beta, -alpha, ply + 1, allow_null)
         else:
             reduction = 0
-            if depth >= 3 and quiet and not checked and not gives_check and searched >= 2:
-                reduction = LMR_REDUCTION[min(depth, LMR_MAX_INDEX), min(searched, LMR_MAX_INDEX)]
-                if pv_node:
-                    reduction -= 1
-                reduction = max(0, min(reduction, new_depth - 1))
+            if depth >= LMR_MIN_DEPTH and quiet and not checked and not gives_check and searched >= LMR_MIN_SEARCHED:
+                reduction = _late_move_reduction(depth, searched, pv_node)
             score = -negamax(pos, tt, sc, new_depth - reduction, -alpha - 1, -alpha, ply + 1, allow_null)
             if score > alpha and reduction > 0:
                 score = -negamax(pos, tt, sc, new_depth, -alpha - 1, -alpha, ply + 1, allow_null)
@@ -310,11 +336,5 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     if searched == 0:
         return alpha  # every root move excluded (MultiPV asked for more lines than moves)
     if is_enabled(tt):
-        if best >= beta:
-            bound = BOUND_LOWER
-        elif best > original_alpha:
-            bound = BOUND_EXACT
-        else:
-            bound = BOUND_UPPER
-        store(tt, key, check_key, best_move, best, static_eval, depth, bound, ply)
+        store(tt, key, check_key, best_move, best, static_eval, depth, _bound_of(best, original_alpha, beta), ply)
     return best

@@ -43,6 +43,8 @@ class Limits:
 
 @dataclass
 class Budget:
+    """Milliseconds for one search: start no new iteration after ``soft_ms``, stop at ``hard_ms`` (None: no limit)."""
+
     soft_ms: float | None
     hard_ms: float | None
 
