@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from conftest import assert_same_snapshot, snapshot
 
-from transpo import Position
+from transpo import START_FEN, Position
 from transpo.engine.engine import Engine, Info
 from transpo.engine.table import MATE, MATE_BOUND
 from transpo.engine.timeman import Limits
@@ -294,6 +294,23 @@ def test_multipv_returns_distinct_root_moves_ordered_by_score():
     assert scores == sorted(scores, reverse=True)
     assert scores[0] > scores[1] + 500  # winning the queen is far ahead of the rest
     assert {i.multipv for i in infos if i.depth == 5} == {1, 2, 3}
+
+
+@pytest.mark.parametrize("fen", [
+    START_FEN,
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 8",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+])  # fmt: skip
+def test_every_multipv_iteration_is_reported_in_score_order(fen):
+    """At every depth the exact lines come numbered 1..k with scores from best to worst."""
+    _, infos = search(fen, Engine(hash_mb=4, multipv=4), depth=7)
+    exact = [i for i in infos if i.bound is None]
+    for depth in sorted({i.depth for i in exact}):
+        lines = [i for i in exact if i.depth == depth]
+        assert [i.multipv for i in lines] == list(range(1, len(lines) + 1))
+        scores = [i.score for i in lines]
+        assert scores == sorted(scores, reverse=True), (depth, scores)
 
 
 def test_multipv_in_the_start_position_and_beyond_the_legal_moves():

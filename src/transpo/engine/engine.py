@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 from transpo.core.board import MAX_PLY, PositionArrays
@@ -207,23 +207,29 @@ class Engine:
         return self._result(completed, root_moves, t0)
 
     def _iteration(self, arrays: PositionArrays, depth, lines_wanted, previous, t0, on_info) -> list[Info] | None:
-        """Search every MultiPV line at one depth; None if the search was stopped."""
+        """Search every MultiPV line at one depth; None if the search was stopped.
+
+        Line k is the best move once the first k - 1 lines' moves are excluded; the
+        lines are then reported best score first (the search's own order can differ
+        by a few centipawns, since later lines profit from what the table learned).
+        """
         lines: list[Info] = []
         self._pv_codes = []
         for index in range(lines_wanted):
             self.scratch.ctl[CTL_EXCLUDED_COUNT] = index
-            for i, line in enumerate(lines):
-                self.scratch.ctl[CTL_EXCLUDED + i] = self._root_move_code(line)
+            for i in range(index):
+                self.scratch.ctl[CTL_EXCLUDED + i] = self._pv_codes[i][0]
             score = self._aspiration(arrays, depth, previous[index], index, t0, on_info)
             if score is None:
                 return None
             lines.append(self._info(depth, index, score, None, t0))
-            if on_info:
-                on_info(lines[-1])
+        order = sorted(range(lines_wanted), key=lambda i: -lines[i].score)  # stable: ties keep search order
+        lines = [replace(lines[i], multipv=rank + 1) for rank, i in enumerate(order)]
+        self._pv_codes = [self._pv_codes[i] for i in order]
+        if on_info:
+            for line in lines:
+                on_info(line)
         return lines
-
-    def _root_move_code(self, line: Info) -> int:
-        return int(self._pv_codes[line.multipv - 1][0])
 
     def _aspiration(self, arrays: PositionArrays, depth, guess, index, t0, on_info) -> int | None:
         """Search the root in a narrow window around ``guess``, widening on failure."""
