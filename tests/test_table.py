@@ -58,7 +58,7 @@ def put(tt, key, move=0, score=0, static_eval=0, depth=1, bound=BOUND_EXACT, che
 
 def get(tt, key, check_key=None) -> int:
     """Word index of the entry a probe for ``key`` finds (-1: miss), counted like a probe."""
-    return int(T.locate(tt.arrays, np.uint64(key), np.uint64(key if check_key is None else check_key)))
+    return int(T.locate(tt.arrays, np.uint64(key), np.uint64(key if check_key is None else check_key))[0])
 
 
 def entry(tt, key, check_key=None) -> dict | None:
@@ -237,12 +237,12 @@ def test_probe_decodes_the_entry_locate_finds():
     """``probe`` is ``locate`` plus decoding: move, root-relative score, depth, bound; a miss has BOUND_NONE."""
     tt = new_table()
     key = make_key(77, 1, 0xABCDEF, 0x42)
-    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE)
+    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE, 0)
     tt.store(int(key), move=0x1ABCD, score=MATE - 10, static_eval=-55, depth=9, bound=BOUND_LOWER, ply=5, check_key=int(key))
     stored = entry(tt, key)
     assert (stored["move"], stored["score"], stored["eval"], stored["depth"], stored["bound"]) == (
         0x1ABCD, MATE - 5, -55, 9, BOUND_LOWER)  # fmt: skip
-    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER)
+    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER, 0)
     assert tt.counters()["probes"] == 3 and tt.counters()["hits"] == 2
 
 
@@ -401,6 +401,26 @@ def test_bound_logic_in_the_search(bound, tt_score, entry_depth, alpha, beta, cu
         assert engine.table.counters()["cutoffs"] == before + 1
     else:
         assert got == baseline  # move 0: the entry changed nothing, not even the move order
+
+
+def test_a_cutoff_on_another_positions_entry_is_counted_as_a_false_cutoff():
+    """Audit mode: an entry whose check key is not the node's ends the node and counts as a false cutoff."""
+    position = Position.from_fen(BOUND_FEN)
+    engine = Engine(hash_mb=1, audit=True)
+    engine.table.new_search()
+    put(engine.table, position.key, score=777, depth=10, bound=BOUND_EXACT, check_key=12345)  # another position
+    assert _node(engine, position, 3, 0, 1) == 777
+    counters = engine.table.counters()
+    assert counters["cutoffs"] == 1 and counters["false_hits"] == 1 and counters["false_cutoffs"] == 1
+    assert engine.table.probe(0).false_hit == 0  # a miss is never false
+
+
+def test_forced_false_hits_that_cut_are_a_subset_of_the_cutoffs():
+    engine = Engine(hash_mb=1)
+    engine.table.set_forced_false_hits(50)
+    engine.search(Position.from_fen(BOUND_FEN), Limits(depth=6))
+    c = engine.table.counters()
+    assert 0 < c["false_cutoffs"] <= min(c["cutoffs"], c["forced_false_hits"])
 
 
 # --- replacement policies -----------------------------------------------------------

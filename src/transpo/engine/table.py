@@ -77,7 +77,9 @@ CF_FORCE_EVERY = 7  # lab: every Nth probe that misses returns another position'
 CONFIG_SIZE = 8
 
 # counts[] slots: what the table saw since the last reset
-COUNTER_NAMES = ("probes", "hits", "cutoffs", "stores", "replacements", "false_hits", "forced_false_hits", "compared")
+COUNTER_NAMES = (
+    "probes", "hits", "cutoffs", "stores", "replacements", "false_hits", "forced_false_hits", "compared", "false_cutoffs",
+)  # fmt: skip
 (
     CN_PROBES,
     CN_HITS,
@@ -87,6 +89,7 @@ COUNTER_NAMES = ("probes", "hits", "cutoffs", "stores", "replacements", "false_h
     CN_FALSE_HITS,  # audit: signature matched but the position differed
     CN_FORCED,  # lab: forced false hits injected
     CN_COMPARED,  # live slots whose signature a probe compared (Koistinen's s, summed over probes)
+    CN_FALSE_CUTOFFS,  # cutoffs on another position's entry (an audited false hit or a forced one)
 ) = range(len(COUNTER_NAMES))
 
 
@@ -107,6 +110,7 @@ class Entry(NamedTuple):
     score: int  # relative to the root (mate scores converted back by from_tt)
     depth: int
     bound: int
+    false_hit: int  # 1: another position's entry (known in audit mode, or forced by the lab), else 0
 
 
 TABLE_TYPE = typeof(
@@ -118,7 +122,7 @@ TABLE_TYPE = typeof(
         np.zeros(ZOB_SIZE, np.uint64),
     )
 )
-ENTRY_TYPE = typeof(Entry(0, 0, 0, 0))
+ENTRY_TYPE = typeof(Entry(0, 0, 0, 0, 0))
 
 
 @njit(cache=True, inline="always")
@@ -216,15 +220,17 @@ def audit_key(tt, board, state):
 
 
 @njit(cache=True, inline="always")
-def record_cutoff(tt):
-    """The search ended a node on a probed entry's score."""
+def record_cutoff(tt, entry):
+    """The search ended a node on the score of the probed ``entry``."""
     tt.counts[CN_CUTOFFS] += 1
+    tt.counts[CN_FALSE_CUTOFFS] += entry.false_hit
 
 
 @njit(cache=True, nogil=True, inline="always")
 def locate(tt, key, check_key):
-    """Word index of the entry a probe for ``key`` finds (its data word is index + 1), or -1.
+    """(word index of the entry a probe for ``key`` finds, or -1; 1 if it is known to be another position's).
 
+    The entry's data word is at index + 1.
     Counts probes, compared slots and hits; in audit mode a hit whose
     independent check key differs is counted as a false hit (it is still
     returned: the search uses it exactly as it would without the audit).
@@ -245,25 +251,26 @@ def locate(tt, key, check_key):
         live = w
         if ((tt.words[w] ^ key) & mask) == 0:
             counts[CN_HITS] += 1
-            if config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key:
+            false_hit = config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key
+            if false_hit:
                 counts[CN_FALSE_HITS] += 1
-            return w
+            return w, false_hit
     force = config[CF_FORCE_EVERY]
     if force > 0 and live >= 0 and counts[CN_PROBES] % force == 0:
         counts[CN_FORCED] += 1  # the lab's injected crash: answer with another position's entry
-        return live
-    return -1
+        return live, True
+    return -1, False
 
 
 @njit(ENTRY_TYPE(TABLE_TYPE, types.uint64, types.uint64, types.int64), cache=True, nogil=True, _nrt=False)
 def probe(tt, key, check_key, ply):
     """The entry for ``key`` at search ply ``ply``, decoded (score relative to the root), or a miss
     (``bound == BOUND_NONE``); counted as :func:`locate` says."""
-    w = locate(tt, key, check_key)
+    w, false_hit = locate(tt, key, check_key)
     if w < 0:
-        return Entry(NO_MOVE, 0, 0, BOUND_NONE)
+        return Entry(NO_MOVE, 0, 0, BOUND_NONE, 0)
     data = tt.words[w + 1]
-    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data))
+    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data), int(false_hit))
 
 
 @njit(cache=True, inline="always")
@@ -475,7 +482,7 @@ class TranspositionTable:
         self.config[CF_FORCE_EVERY] = every
 
     def counters(self) -> dict[str, int]:
-        """probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared."""
+        """probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared, false_cutoffs."""
         return {name: int(self.counts[i]) for i, name in enumerate(COUNTER_NAMES)}
 
     def hashfull(self) -> int:
