@@ -172,7 +172,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 
 def cmd_uci(args: argparse.Namespace) -> None:
-    from transpo.engine.uci import run_uci
+    from transpo.uci import run_uci
 
     run_uci()
 
@@ -252,13 +252,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         _skip_scipy()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv in ([], ["uci"]):  # straight to the engine: no parser, nothing compiled imported
-        from transpo.engine.uci import run_uci
+        from transpo.uci import run_uci
 
         return run_uci()
     try:
         args = build_parser(with_lab=bool(argv) and argv[0] in ("lab", "-h", "--help")).parse_args(argv)
         if args.command is None:
-            from transpo.engine.uci import run_uci
+            from transpo.uci import run_uci
 
             run_uci()
             return 0

@@ -11,7 +11,7 @@ Threads
   compiled engine (numba loads or compiles it) and runs a depth-2 search, then
   builds the real :class:`~transpo.engine.engine.Engine`.  ``uci`` is answered
   without it (this module imports nothing compiled at module level: the option
-  list is built from constants); ``isready``, ``position``, ``go``, ``d`` and
+  list is built from :mod:`transpo.settings`, plain Python); ``isready``, ``position``, ``go``, ``d`` and
   ``ucinewgame`` wait for it.  ``setoption`` does not wait: the values are kept
   and applied when the engine exists.
 * A **search thread** per ``go`` runs ``Engine.search`` (the compiled search
@@ -47,6 +47,19 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+# Plain Python only: the option ranges and names must be known before numba loads.
+from transpo.settings import (
+    DEFAULT_POLICY,
+    HASH_MB,
+    MOVE_OVERHEAD_MS,
+    MULTIPV,
+    POLICIES,
+    SIGNATURE_BITS,
+    START_FEN,
+    THREADS,
+    IntRange,
+)
+
 if TYPE_CHECKING:  # pragma: no cover
     from transpo.core.position import Position
     from transpo.engine.engine import Engine, Info
@@ -54,9 +67,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ENGINE_NAME = "Transpo"
 ENGINE_AUTHOR = "the Transpo developers"
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-# A copy of transpo.engine.table.POLICIES (that module imports numba); a test keeps them equal.
-POLICIES = ("always", "depth", "two-tier", "bucket")
 WARMUP_DEPTH = 2
 QUIT_GRACE_S = 2.0  # after quit, how long commands already read may still take
 EOF_WARMUP_WAIT_S = 120.0  # at end of input, how long to let the warm-up finish first
@@ -111,15 +121,20 @@ class Option:
         return text
 
 
+def _spin(name: str, setting: IntRange) -> Option:
+    """A ``spin`` option whose default and bounds are those of a :mod:`transpo.settings` range."""
+    return Option(name, "spin", setting.default, setting.low, setting.high)
+
+
 OPTIONS: tuple[Option, ...] = (
-    Option("Hash", "spin", 64, 1, 65536),
+    _spin("Hash", HASH_MB),
     Option("Clear Hash", "button"),
-    Option("Threads", "spin", 1, 1, 1),
-    Option("Move Overhead", "spin", 50, 0, 5000),
-    Option("MultiPV", "spin", 1, 1, 256),
+    _spin("Threads", THREADS),
+    _spin("Move Overhead", MOVE_OVERHEAD_MS),
+    _spin("MultiPV", MULTIPV),
     Option("Ponder", "check", False),
-    Option("SignatureBits", "spin", 64, 8, 64),
-    Option("Replacement", "combo", "bucket", choices=POLICIES),
+    _spin("SignatureBits", SIGNATURE_BITS),
+    Option("Replacement", "combo", DEFAULT_POLICY, choices=POLICIES),
     Option("UseTT", "check", True),
     Option("HashAudit", "check", False),
 )
@@ -216,7 +231,6 @@ class UCI:
         self.engine: Engine | None = None
         self._engine_lock = threading.Lock()  # engine creation against setoption
         self.position: Position | None = None
-        self.debug = False
         # search state
         self._search_thread: threading.Thread | None = None
         self._search_lock = threading.Lock()
@@ -329,9 +343,9 @@ class UCI:
         self.send("uciok")
 
     def cmd_debug(self, args: list[str]) -> None:
+        """``debug on|off``: checked, then ignored (the spec lets an engine send no extra debug output)."""
         if args not in (["on"], ["off"]):
             raise UCIError("debug needs on or off")
-        self.debug = args[0] == "on"
 
     def cmd_register(self, args: list[str]) -> None:
         pass  # nothing to register
@@ -469,10 +483,6 @@ class UCI:
         self.quit()
 
     # --- the search ------------------------------------------------------------
-    def _searching(self) -> bool:
-        """The compiled search is running."""
-        return not self._search_done.is_set()
-
     def _active(self) -> bool:
         """A ``go`` has not had its ``bestmove`` yet (the search may be over, waiting for stop)."""
         thread = self._search_thread
