@@ -18,7 +18,6 @@ __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
 __version__ = "0.1.0"
 
 
-
 def _use_versioned_numba_cache() -> None:
     """Point numba's cache at a folder named after a hash of Transpo's sources.
 
@@ -47,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def __getattr__(name: str):
+    """Import the public names from :mod:`transpo.core.position` on first use (that loads numba)."""
     if name in __all__:
         from transpo.core import position
 

@@ -139,6 +139,7 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     engine = Engine(hash_mb=args.hash, multipv=args.multipv)
 
     def on_info(info) -> None:
+        """Print one iteration line."""
         bound = {"lowerbound": " (lower bound)", "upperbound": " (upper bound)"}.get(info.bound or "", "")
         line = f" {info.multipv}" if args.multipv > 1 else ""
         console.print(
@@ -187,6 +188,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
     HASH_MB.check(args.hash)
 
     def on_line(line) -> None:
+        """Print the line of one bench position as soon as it is searched."""
         best = line.best_move or "(none)"
         print(f"Position {line.index:>2}/{len(POSITIONS)}  {best:<6} nodes {line.nodes:>10}  {line.time_ms:>8.0f} ms  {line.fen}", flush=True)
 

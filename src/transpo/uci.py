@@ -84,6 +84,7 @@ class Option:
     choices: tuple[str, ...] = ()
 
     def declaration(self) -> str:
+        """The ``option name ... type ...`` line that ``uci`` sends for this option."""
         parts = [f"option name {self.name} type {self.type}"]
         if self.type == "check":
             parts.append(f"default {'true' if self.default else 'false'}")
@@ -222,6 +223,7 @@ class UCI:
     """The protocol state machine; :func:`run_uci` wires it to stdin and stdout."""
 
     def __init__(self, out: TextIO | None = None, exit_process: bool = False) -> None:
+        """A protocol state writing to ``out`` (default stdout); ``exit_process``: ``quit`` ends the process."""
         self._out = out if out is not None else sys.stdout
         self._out_lock = threading.Lock()
         self._exit_process = exit_process
@@ -245,6 +247,7 @@ class UCI:
 
     # --- output ----------------------------------------------------------------
     def send(self, line: str) -> None:
+        """Write one line and flush it (a GUI reads line by line); threads take turns."""
         with self._out_lock:
             try:
                 self._out.write(line + "\n")
@@ -253,15 +256,18 @@ class UCI:
                 pass
 
     def error(self, message: str) -> None:
+        """Report a refused command as one ``info string error: ...`` line (whitespace collapsed)."""
         self.send(f"info string error: {' '.join(str(message).split())}")
 
     # --- warm-up ---------------------------------------------------------------
     def start_warmup(self) -> threading.Thread:
+        """Start the warm-up thread (see the module docstring) and return it."""
         thread = threading.Thread(target=self._warm_up, name="transpo-warmup", daemon=True)
         thread.start()
         return thread
 
     def _warm_up(self) -> None:
+        """Load or compile the engine, search once to load every compiled path, then build the real engine."""
         try:
             from transpo.core.position import Position
             from transpo.engine.engine import Engine
@@ -269,6 +275,8 @@ class UCI:
 
             scratch = Engine(hash_mb=1, audit=True)  # audit compiles the check-key path too
             scratch.search(Position(), Limits(depth=WARMUP_DEPTH))
+            # Position.push calls make_move from Python, a cache entry the search does not load: load it
+            # here, so the first ``position ... moves`` does not wait for it.
             position = Position()
             position.push("e2e4")
             with self._engine_lock:
@@ -291,6 +299,7 @@ class UCI:
             self.ready.set()
 
     def _need_engine(self) -> Engine:
+        """The engine, once the warm-up is over; UCIError if it failed to start."""
         self.ready.wait()
         if self.engine is None:
             raise UCIError(f"the engine failed to start ({self._warm_error})")
@@ -304,6 +313,7 @@ class UCI:
             self._pending_cv.notify()
 
     def command_loop(self) -> None:
+        """Execute queued lines in order until a ``None`` arrives (the command thread)."""
         while True:
             with self._pending_cv:
                 while not self._pending:
@@ -336,6 +346,7 @@ class UCI:
 
     # --- commands --------------------------------------------------------------
     def cmd_uci(self, args: list[str]) -> None:
+        """``uci``: name, author, the options, ``uciok``; needs nothing compiled."""
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {ENGINE_AUTHOR}")
         for option in OPTIONS:
@@ -348,15 +359,18 @@ class UCI:
             raise UCIError("debug needs on or off")
 
     def cmd_register(self, args: list[str]) -> None:
+        """``register``: accepted and ignored."""
         pass  # nothing to register
 
     def cmd_isready(self, args: list[str]) -> None:
+        """``isready``: ``readyok`` once the warm-up is over (after an error line if it failed)."""
         self.ready.wait()
         if self._warm_error:
             self.error(f"the engine failed to start ({self._warm_error})")
         self.send("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:
+        """``setoption name N [value V]``: check the value, apply it to the engine if it exists, remember it."""
         name, text = split_setoption(args)
         option = OPTIONS_BY_NAME.get(name.lower())
         if option is None:
@@ -375,6 +389,7 @@ class UCI:
 
     @staticmethod
     def _apply(engine: Engine, name: str, value) -> None:
+        """Set one option on a live engine."""
         if name == "Hash":
             try:
                 engine.table.resize(value)
@@ -397,6 +412,7 @@ class UCI:
         # Threads (always 1) and Ponder (the GUI's business) change nothing in the engine.
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
+        """``ucinewgame``: stop any search, clear the table and history, back to the start position."""
         engine = self._need_engine()
         self._stop_search()
         engine.new_game()
@@ -405,6 +421,7 @@ class UCI:
         self.position = Position()
 
     def cmd_position(self, args: list[str]) -> None:
+        """``position startpos|fen F [moves ...]``: all or nothing; a refused command keeps the old position."""
         self.ready.wait()
         from transpo.core.position import IllegalMove, InvalidFEN, Position
 
@@ -433,6 +450,7 @@ class UCI:
         self.position = position
 
     def cmd_d(self, args: list[str]) -> None:
+        """``d`` (not UCI, as in Stockfish): the board, its FEN and its key."""
         self.ready.wait()
         if self.position is None:
             raise UCIError("no position")
@@ -442,6 +460,7 @@ class UCI:
         self.send(f"Key: {self.position.key:016x}")
 
     def cmd_go(self, args: list[str]) -> None:
+        """``go ...``: start a search thread; a malformed ``go`` starts nothing."""
         fields = parse_go(args)
         engine = self._need_engine()
         from transpo.engine.timeman import Limits
@@ -464,6 +483,7 @@ class UCI:
         self._search_thread.start()
 
     def cmd_stop(self, args: list[str]) -> None:
+        """``stop``: end the search and let ``bestmove`` out; ignored when idle."""
         if not self._active():
             return  # stop when idle is ignored
         self._release.set()
@@ -471,6 +491,7 @@ class UCI:
             self.engine.stop()
 
     def cmd_ponderhit(self, args: list[str]) -> None:
+        """``ponderhit``: the pondered move was played; the search goes on under the clock."""
         if not self._active() or not self._ponder_search:
             return
         self._ponder_search = False
@@ -480,6 +501,7 @@ class UCI:
         self._release.set()
 
     def cmd_quit(self, args: list[str]) -> None:
+        """``quit`` after skipped unknown tokens (a line starting with ``quit`` is acted on by the reader)."""
         self.quit()
 
     # --- the search ------------------------------------------------------------
@@ -501,6 +523,7 @@ class UCI:
         self._search_thread = None
 
     def _search(self, engine: Engine, position: Position, limits: Limits) -> None:
+        """Body of the search thread: search, wait until ``bestmove`` may go out, send it."""
         best = ponder = None
         audit = engine.table.audit
         before = engine.table.counters() if audit else {}
@@ -528,6 +551,7 @@ class UCI:
             self.send(f"bestmove {best}")
 
     def _on_info(self, info: Info) -> None:
+        """Send one ``info`` line for the search."""
         self.send(format_info(info))
 
     # --- shutdown --------------------------------------------------------------
@@ -567,6 +591,7 @@ def _install_quiet_hooks(uci: UCI) -> None:
     """No traceback reaches the GUI: uncaught exceptions become info strings."""
 
     def report(exc_type, exc, tb) -> None:
+        """Send an uncaught exception as ``info string error: internal: ...``."""
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
             return
         uci.error(f"internal: {getattr(exc_type, '__name__', exc_type)}: {exc}")

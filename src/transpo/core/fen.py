@@ -81,6 +81,7 @@ def parse_fen(fen: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
+    """Put the pieces of the placement field on ``board`` and count them (and the kings) in ``state``."""
     ranks = placement.split("/")
     if len(ranks) != 8:
         raise InvalidFEN(f"piece placement needs 8 ranks, got {len(ranks)}")
@@ -113,6 +114,7 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
 
 
 def _castling_rights(board: np.ndarray, text: str) -> int:
+    """The rights bit mask of the castling field; each right needs its king and rook at home."""
     if text == "-":
         return 0
     rights = 0
@@ -153,6 +155,7 @@ MAX_COUNTER = 1_000_000  # far beyond any game, far below int64 overflow
 
 
 def _counter(text: str, name: str, minimum: int) -> int:
+    """A clock field as an int in ``minimum..MAX_COUNTER`` (ASCII digits only)."""
     if not (text.isascii() and text.isdigit()) or not minimum <= int(text) <= MAX_COUNTER:
         raise InvalidFEN(f"{name} must be an integer from {minimum} to {MAX_COUNTER}, not {text!r}")
     return int(text)

@@ -75,7 +75,7 @@ def _refuse_check_on_side_not_to_move(board: np.ndarray, state: np.ndarray) -> N
 
 @lru_cache(maxsize=None)
 def _shared_key_set(name: str, seed: int) -> np.ndarray:
-    # One expanded table per key set, shared by all positions (never written).
+    """One expanded table per key set, shared by all positions (never written)."""
     return key_set(name, seed)
 
 
@@ -92,7 +92,6 @@ class Position:
     def __init__(self, fen: str = START_FEN, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> None:
         """The position of ``fen`` (default: the start position), hashed with key set ``keys``."""
         self.zobrist = _shared_key_set(keys, seed)
-        self.key_set_name = keys
         board, state = parse_fen(fen)
         _refuse_check_on_side_not_to_move(board, state)
         _, _, self.keys, self.undo = new_arrays()
