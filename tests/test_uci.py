@@ -168,6 +168,8 @@ def test_option_declarations_come_from_settings():
         assert (option.default, option.min, option.max) == (setting.default, setting.low, setting.high), name
     replacement = uci_module.OPTIONS_BY_NAME["replacement"]
     assert replacement.choices == settings.POLICIES and replacement.default == settings.DEFAULT_POLICY
+    assert uci_module.OPTIONS_BY_NAME["usett"].default is settings.DEFAULT_USE_TT
+    assert uci_module.OPTIONS_BY_NAME["hashaudit"].default is settings.DEFAULT_HASH_AUDIT
 
 
 def test_option_list_matches_the_engine():

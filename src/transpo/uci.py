@@ -49,7 +49,9 @@ from typing import TYPE_CHECKING, TextIO
 
 # Plain Python only: the option ranges and names must be known before numba loads.
 from transpo.settings import (
+    DEFAULT_HASH_AUDIT,
     DEFAULT_POLICY,
+    DEFAULT_USE_TT,
     HASH_MB,
     MOVE_OVERHEAD_MS,
     MULTIPV,
@@ -136,8 +138,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("Ponder", "check", False),
     _spin("SignatureBits", SIGNATURE_BITS),
     Option("Replacement", "combo", DEFAULT_POLICY, choices=POLICIES),
-    Option("UseTT", "check", True),
-    Option("HashAudit", "check", False),
+    Option("UseTT", "check", DEFAULT_USE_TT),
+    Option("HashAudit", "check", DEFAULT_HASH_AUDIT),
 )
 OPTIONS_BY_NAME = {option.name.lower(): option for option in OPTIONS}
 
