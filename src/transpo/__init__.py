@@ -26,6 +26,11 @@ def _use_versioned_numba_cache() -> None:
     would leave stale machine code in ``__pycache__``.  One folder per source
     version makes every change compile afresh.  Must run before numba is
     imported; a ``NUMBA_CACHE_DIR`` set by the user becomes the parent folder.
+
+    Only ``core/`` and ``engine/`` are hashed: the UCI front end, the command
+    line, ``settings.py`` and the lab hold no compiled code, and no compiled
+    function reads their globals, so editing them keeps the cache (see
+    docs/NUMBA.md, trap 5).
     """
     if "numba" in sys.modules:
         return
