@@ -3,6 +3,9 @@ illegal moves raise IllegalMove and leave the position exactly as it was."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -63,6 +66,25 @@ def test_invalid_fen_names_the_fault(fen, message):
     with pytest.raises(InvalidFEN, match=message) as info:
         Position.from_fen(fen)
     assert isinstance(info.value, ValueError)
+
+
+def test_side_not_to_move_in_check_is_refused_by_position_with_nothing_changed():
+    """fen.py (plain Python) accepts the text; Position refuses it with the same InvalidFEN."""
+    from transpo.core.fen import parse_fen
+
+    fen = "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"
+    parse_fen(fen)  # placement, fields and clocks are fine
+    p = Position()
+    with pytest.raises(InvalidFEN, match=r"the side not to move \(b\) is in check"):
+        p = Position.from_fen(fen)
+    assert p.fen() == START_FEN
+
+
+def test_fen_module_imports_no_numba():
+    """FEN text <-> arrays is plain Python: importing it must not load numba."""
+    code = "import sys, transpo.core.fen; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""Zobrist key sets: reproducibility, distinctness, the Knuth generator of the seed
-document re-implemented here, PolyGlot's published keys, and repetition detection."""
+"""Zobrist key sets: reproducibility, distinctness, the Knuth generator of Stuart Cracraft's
+post (computer-go mailing list, Nov 1999; a copy is tests/data/seed_004_random32.txt, see
+docs/REFERENCES.md) re-implemented here, PolyGlot's published keys, and repetition detection."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from transpo.core import keys as K
 SEED_DOC = DATA_DIR / "seed_004_random32.txt"
 
 
-# --- the seed document's Random32, implemented independently -------------------------------------
+# --- the post's Random32, implemented independently -------------------------------------
 def seeds_from_document() -> list[int]:
-    """The 55 numbers of ``static unsigned long x[55] = {...}`` in the seed thread's C code."""
+    """The 55 numbers of ``static unsigned long x[55] = {...}`` in the post's C code."""
     text = SEED_DOC.read_text()
     body = re.search(r"x\[55\]\s*=\s*\{(.*?)\}", text, re.S)[1]
     values = [int(v) for v in re.findall(r"(\d+)UL", body)]

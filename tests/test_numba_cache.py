@@ -1,6 +1,6 @@
 """The numba on-disk cache: a second process must run from a warm cache.
 
-NUMBA.md, trap 1: a cached jitted function that calls a cached recursive one can
+docs/NUMBA.md, trap 1: a cached jitted function that calls a cached recursive one can
 crash (segfault, silent exit, unresolved symbol) only in the *second* process,
 the one that loads the cache.  So the same script runs twice against one fresh
 ``NUMBA_CACHE_DIR``: the first run compiles and writes the cache, the second
@@ -141,7 +141,7 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
 
 @pytest.mark.slow
 def test_core_under_numba_boundscheck(tmp_path):
-    """NUMBA.md trap 3: run the core with NUMBA_BOUNDSCHECK=1 (fresh cache) so an out-of-bounds read raises."""
+    """docs/NUMBA.md, trap 3: run the core with NUMBA_BOUNDSCHECK=1 (fresh cache) so an out-of-bounds read raises."""
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
     env.pop("NUMBA_DISABLE_JIT", None)
     tests = os.path.dirname(__file__)

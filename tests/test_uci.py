@@ -24,7 +24,7 @@ import chess.engine
 import chess.polyglot
 import pytest
 
-from transpo.engine import uci as uci_module
+from transpo import uci as uci_module
 
 ENGINE_CMD = [sys.executable, "-m", "transpo.cli"]
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -150,10 +150,29 @@ def _bestmove(line: str) -> tuple[str, str | None]:
 
 
 # --- pure helpers (no process) --------------------------------------------------------------------------
-def test_option_list_matches_the_engine():
-    from transpo.engine.table import POLICIES
+def test_option_declarations_come_from_settings():
+    """Every spin option announces the bounds and default of its settings range; Replacement lists the policies."""
+    from transpo import settings
 
-    assert uci_module.POLICIES == POLICIES
+    ranges = {
+        "Hash": settings.HASH_MB,
+        "Threads": settings.THREADS,
+        "Move Overhead": settings.MOVE_OVERHEAD_MS,
+        "MultiPV": settings.MULTIPV,
+        "SignatureBits": settings.SIGNATURE_BITS,
+    }
+    spins = {option.name: option for option in uci_module.OPTIONS if option.type == "spin"}
+    assert set(spins) == set(ranges)
+    for name, setting in ranges.items():
+        option = spins[name]
+        assert (option.default, option.min, option.max) == (setting.default, setting.low, setting.high), name
+    replacement = uci_module.OPTIONS_BY_NAME["replacement"]
+    assert replacement.choices == settings.POLICIES and replacement.default == settings.DEFAULT_POLICY
+    assert uci_module.OPTIONS_BY_NAME["usett"].default is settings.DEFAULT_USE_TT
+    assert uci_module.OPTIONS_BY_NAME["hashaudit"].default is settings.DEFAULT_HASH_AUDIT
+
+
+def test_option_list_matches_the_engine():
     lines = [option.declaration() for option in uci_module.OPTIONS]
     assert "option name Hash type spin default 64 min 1 max 65536" in lines
     assert "option name Clear Hash type button" in lines
@@ -191,7 +210,7 @@ def test_parse_go_and_setoption():
 
 
 def test_uci_module_imports_nothing_compiled():
-    code = "import sys, transpo.cli, transpo.engine.uci; print('numba' in sys.modules)"
+    code = "import sys, transpo.cli, transpo.uci; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_clean_env(), timeout=60)
     assert out.stdout.strip() == "False", out.stderr
 

@@ -1,4 +1,4 @@
-"""Signature pinning (NUMBA.md traps 2 and 3): every hot numba entry point has exactly one
+"""Signature pinning (docs/NUMBA.md, traps 2 and 3): every hot numba entry point has exactly one
 compiled signature after the whole suite ran, whatever Python values it was called with.
 
 The file name sorts last so that this runs after the other test files.

@@ -18,7 +18,6 @@ __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
 __version__ = "0.1.0"
 
 
-
 def _use_versioned_numba_cache() -> None:
     """Point numba's cache at a folder named after a hash of Transpo's sources.
 
@@ -27,6 +26,11 @@ def _use_versioned_numba_cache() -> None:
     would leave stale machine code in ``__pycache__``.  One folder per source
     version makes every change compile afresh.  Must run before numba is
     imported; a ``NUMBA_CACHE_DIR`` set by the user becomes the parent folder.
+
+    Only ``core/`` and ``engine/`` are hashed: the UCI front end, the command
+    line, ``settings.py`` and the lab hold no compiled code, and no compiled
+    function reads their globals, so editing them keeps the cache (see
+    docs/NUMBA.md, trap 5).
     """
     if "numba" in sys.modules:
         return
@@ -47,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def __getattr__(name: str):
+    """Import the public names from :mod:`transpo.core.position` on first use (that loads numba)."""
     if name in __all__:
         from transpo.core import position
 

@@ -15,32 +15,47 @@ import sys
 import time
 from collections.abc import Sequence
 
+# Plain Python (no numba): the defaults and ranges the UCI options use too.
+from transpo.settings import (
+    DEFAULT_KEY_SET,
+    DEFAULT_PRNG_SEED,
+    HASH_MB,
+    KEY_SET_NAMES,
+    MULTIPV,
+    START_FEN,
+    IntRange,
+)
+
 ANALYSE_DEFAULT_DEPTH = 12
 ANALYSE_DEFAULT_MOVETIME = 3000
 
 
 class _Parser(argparse.ArgumentParser):
+    """An argument parser that raises :class:`_UsageError` instead of printing usage and exiting."""
+
     def error(self, message: str) -> None:  # argparse would print usage and exit 2
+        """Raise the complaint, so :func:`main` prints it as one ``error:`` line."""
         raise _UsageError(message)
 
 
 class _UsageError(Exception):
-    pass
+    """A malformed command line (what argparse would report)."""
 
 
-def _position(fen: str, moves: Sequence[str], keys: str = "polyglot", seed: int | None = None):
-    from transpo.settings import DEFAULT_PRNG_SEED
+def _position(fen: str, moves: Sequence[str], keys: str | None = None, seed: int | None = None):
+    """The position of ``fen`` after ``moves``, hashed with key set ``keys`` (default: the settings' one)."""
     from transpo.core.position import Position
 
-    if seed is None:
-        seed = DEFAULT_PRNG_SEED
-    position = Position.from_fen(fen, keys, seed)
+    position = Position.from_fen(
+        fen, DEFAULT_KEY_SET if keys is None else keys, DEFAULT_PRNG_SEED if seed is None else seed
+    )
     for move in moves:
         position.push(move)
     return position
 
 
 def cmd_perft(args: argparse.Namespace) -> None:
+    """``transpo perft``: the leaf count (or the counts by root move), time and speed."""
     position = _position(args.fen, args.moves)
     if args.depth < 0:
         raise ValueError("depth must be >= 0")
@@ -60,6 +75,7 @@ def cmd_perft(args: argparse.Namespace) -> None:
 
 
 def cmd_key(args: argparse.Namespace) -> None:
+    """``transpo key``: the Zobrist key in hex."""
     position = _position(args.fen, args.moves, args.keys, args.seed)
     print(f"0x{position.key:016x}")
 
@@ -94,17 +110,26 @@ def _san(board, pv: Sequence[str]) -> str:
         return " ".join(pv)
 
 
+def _check_range(flag: str, value: int, setting: IntRange) -> int:
+    """``value`` if ``setting`` accepts it; otherwise ValueError naming the flag, e.g. '--multipv must be 1..256'."""
+    try:
+        return setting.check(value)
+    except ValueError:
+        raise ValueError(f"{flag} must be {setting.low}..{setting.high}") from None
+
+
 def cmd_analyse(args: argparse.Namespace) -> None:
+    """``transpo analyse``: iteration lines, best move and PV in SAN, table statistics."""
     import chess
     from rich.console import Console
     from rich.table import Table
 
     from transpo.engine.engine import Engine
 
-    if not 1 <= args.multipv <= 256:
-        raise ValueError("--multipv must be 1..256")
+    _check_range("--multipv", args.multipv, MULTIPV)
     limits = _uci_limits(args)
     position = _position(args.fen, args.moves)
+    HASH_MB.check(args.hash)  # the table would refuse it too, with this message, but only after the compile
     board = chess.Board(position.fen())
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"Position: {position.fen()}")
@@ -114,6 +139,7 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     engine = Engine(hash_mb=args.hash, multipv=args.multipv)
 
     def on_info(info) -> None:
+        """Print one iteration line."""
         bound = {"lowerbound": " (lower bound)", "upperbound": " (upper bound)"}.get(info.bound or "", "")
         line = f" {info.multipv}" if args.multipv > 1 else ""
         console.print(
@@ -154,12 +180,15 @@ def cmd_analyse(args: argparse.Namespace) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
+    """``transpo bench``: the bench positions searched to a fixed depth, one line each, then the totals."""
     from transpo.engine.bench import POSITIONS, run_bench
 
     if args.depth < 1:
         raise ValueError("--depth must be >= 1")
+    HASH_MB.check(args.hash)
 
     def on_line(line) -> None:
+        """Print the line of one bench position as soon as it is searched."""
         best = line.best_move or "(none)"
         print(f"Position {line.index:>2}/{len(POSITIONS)}  {best:<6} nodes {line.nodes:>10}  {line.time_ms:>8.0f} ms  {line.fen}", flush=True)
 
@@ -172,22 +201,20 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 
 def cmd_uci(args: argparse.Namespace) -> None:
-    from transpo.engine.uci import run_uci
+    """``transpo uci``: the UCI engine on stdin and stdout."""
+    from transpo.uci import run_uci
 
     run_uci()
 
 
 def _add_position_args(parser: argparse.ArgumentParser) -> None:
-    from transpo.settings import START_FEN
-
+    """``--fen`` and ``--moves``, shared by the commands that take a position."""
     parser.add_argument("--fen", default=START_FEN, help="position (default: start position)")
     parser.add_argument("--moves", nargs="*", default=[], metavar="M", help="UCI moves played from the FEN")
 
 
 def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``with_lab=False`` leaves out ``lab`` (its modules load numba and matplotlib)."""
-    from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
-
     parser = _Parser(prog="transpo", description="Transpo chess engine and hash lab (no command: UCI engine)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -200,7 +227,7 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
 
     key = sub.add_parser("key", help="print the Zobrist key of a position")
     _add_position_args(key)
-    key.add_argument("--keys", choices=KEY_SET_NAMES, default="polyglot", help="key set (default polyglot)")
+    key.add_argument("--keys", choices=KEY_SET_NAMES, default=DEFAULT_KEY_SET, help=f"key set (default {DEFAULT_KEY_SET})")
     key.add_argument("--seed", type=lambda s: int(s, 0), default=DEFAULT_PRNG_SEED, help="seed of the prng key set")
     key.set_defaults(func=cmd_key)
 
@@ -217,8 +244,12 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     limit.add_argument("--depth", type=int, help="search this many plies")
     limit.add_argument("--movetime", type=int, metavar="MS", help="search this many milliseconds")
     limit.add_argument("--nodes", type=int, help="search about this many nodes")
-    analyse.add_argument("--hash", type=int, default=64, metavar="MB", help="table size in MB (default 64)")
-    analyse.add_argument("--multipv", type=int, default=1, metavar="K", help="show the K best lines (default 1)")
+    analyse.add_argument(
+        "--hash", type=int, default=HASH_MB.default, metavar="MB", help=f"table size in MB (default {HASH_MB.default})"
+    )
+    analyse.add_argument(
+        "--multipv", type=int, default=MULTIPV.default, metavar="K", help=f"show the K best lines (default {MULTIPV.default})"
+    )
     analyse.set_defaults(func=cmd_analyse)
 
     from transpo.engine.bench import DEFAULT_DEPTH, DEFAULT_HASH_MB
@@ -252,13 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         _skip_scipy()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv in ([], ["uci"]):  # straight to the engine: no parser, nothing compiled imported
-        from transpo.engine.uci import run_uci
+        from transpo.uci import run_uci
 
         return run_uci()
     try:
         args = build_parser(with_lab=bool(argv) and argv[0] in ("lab", "-h", "--help")).parse_args(argv)
         if args.command is None:
-            from transpo.engine.uci import run_uci
+            from transpo.uci import run_uci
 
             run_uci()
             return 0

@@ -20,6 +20,8 @@ DEFAULT_PRNG_SEED = 0x5452414E53504F  # "TRANSPO" in ASCII
 # --- transposition table (transpo.engine.table) --------------------------------
 POLICIES = ("always", "depth", "two-tier", "bucket")  # replacement policies; the index is stored in the table
 DEFAULT_POLICY = "bucket"
+DEFAULT_USE_TT = True  # the UCI option UseTT: probe and store at all
+DEFAULT_HASH_AUDIT = False  # the UCI option HashAudit: a 64-bit check key per entry to count false hits
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ EMPTY = 0
 OFF = -1
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
 WHITE, BLACK = 0, 1
-COLOR_BIT = 8  # piece code = type | (colour << 3)
+# piece code = type | (colour << 3): see the module docstring
 
 PIECE_LETTERS = " PNBRQK  pnbrqk"  # index = piece code; used by FEN and str()
 

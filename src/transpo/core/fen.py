@@ -6,7 +6,10 @@ reach in the ways a user is likely to mistype: the wrong number of fields or
 ranks, unknown piece letters, a rank that is not eight squares, a missing or
 extra king, pawns on the first or last rank, castling rights without the
 king and rook at home, an en-passant square that no double step could have
-produced, and the side that is not to move standing in check.
+produced.  One more rule needs the compiled attack test, so this module
+(plain Python over numpy, no numba) leaves it to
+:class:`~transpo.core.position.Position`: the side that is not to move must
+not stand in check.
 
 An en-passant square is kept only when a pawn of the side to move stands beside
 the double-stepped pawn (PolyGlot's rule, python-chess's ``en_passant="xfen"``),
@@ -41,7 +44,6 @@ from transpo.core.board import (
     parse_square,
     square_name,
 )
-from transpo.core.movegen import is_attacked
 
 _CASTLE_LETTERS = (("K", CASTLE_WK), ("Q", CASTLE_WQ), ("k", CASTLE_BK), ("q", CASTLE_BQ))
 # For each right: the king square, the rook square and the colour it belongs to.
@@ -53,7 +55,11 @@ class InvalidFEN(ValueError):
 
 
 def parse_fen(fen: str) -> tuple[np.ndarray, np.ndarray]:
-    """Board and state arrays of a FEN string; raises :class:`InvalidFEN`."""
+    """Board and state arrays of a FEN string; raises :class:`InvalidFEN`.
+
+    Everything in the module docstring is checked except the king of the side
+    not to move standing in check (:class:`~transpo.core.position.Position` does that).
+    """
     if not isinstance(fen, str):
         raise InvalidFEN(f"a FEN must be a string, not {type(fen).__name__}")
     fields = fen.split()
@@ -71,13 +77,11 @@ def parse_fen(fen: str) -> tuple[np.ndarray, np.ndarray]:
         state[ST_FULLMOVE] = _counter(fields[5], "fullmove number", 1)
     else:
         state[ST_FULLMOVE] = 1
-    them = 1 - int(state[ST_SIDE])
-    if is_attacked(board, int(state[ST_KING + them]), 1 - them):
-        raise InvalidFEN(f"the side not to move ({'wb'[them]}) is in check")
     return board, state
 
 
 def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
+    """Put the pieces of the placement field on ``board`` and count them (and the kings) in ``state``."""
     ranks = placement.split("/")
     if len(ranks) != 8:
         raise InvalidFEN(f"piece placement needs 8 ranks, got {len(ranks)}")
@@ -110,6 +114,7 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
 
 
 def _castling_rights(board: np.ndarray, text: str) -> int:
+    """The rights bit mask of the castling field; each right needs its king and rook at home."""
     if text == "-":
         return 0
     rights = 0
@@ -150,6 +155,7 @@ MAX_COUNTER = 1_000_000  # far beyond any game, far below int64 overflow
 
 
 def _counter(text: str, name: str, minimum: int) -> int:
+    """A clock field as an int in ``minimum..MAX_COUNTER`` (ASCII digits only)."""
     if not (text.isascii() and text.isdigit()) or not minimum <= int(text) <= MAX_COUNTER:
         raise InvalidFEN(f"{name} must be an integer from {minimum} to {MAX_COUNTER}, not {text!r}")
     return int(text)

@@ -10,7 +10,8 @@ A *key set* is 781 unsigned 64-bit numbers in PolyGlot's order::
 
 With the ``polyglot`` set every key equals the PolyGlot opening-book key.  The
 lab compares it with two other sets: ``prng`` (splitmix64, seedable) and
-``knuth`` (the lagged-Fibonacci ``Random32`` quoted in the seed thread; two
+``knuth`` (Knuth's lagged-Fibonacci ``Random32`` as posted in C by Stuart
+Cracraft, computer-go mailing list, Nov 1999, see docs/REFERENCES.md; two
 draws make one key, the first draw in the high 32 bits).
 
 For the hot path a set is expanded into one flat ``uint64[ZOB_SIZE]`` array
@@ -42,8 +43,9 @@ ZOB_SIZE = Z_SIDE + 1
 
 MASK64 = (1 << 64) - 1
 
-# The 55 seeds of Random32 as given in the seed thread (004): Mathematica 2.0,
-# SeedRandom = 1, Table[Random[Integer, {0, 2^32 - 1}]].
+# The 55 seeds of Random32 as given in Cracraft's post (a copy is
+# tests/data/seed_004_random32.txt): Mathematica 2.0, SeedRandom = 1,
+# Table[Random[Integer, {0, 2^32 - 1}]].
 KNUTH_SEEDS = (
     1410651636, 3012776752, 3497475623, 2892145026, 1571949714,
     3253082284, 3489895018, 387949491, 2597396737, 1981903553,
@@ -60,10 +62,10 @@ KNUTH_SEEDS = (
 
 
 def knuth_random32(count: int) -> list[int]:
-    """The first ``count`` outputs of the seed document's Random32.
+    """The first ``count`` outputs of the posted Random32.
 
     Knuth's additive generator y(n) = y(n-24) + y(n-55) mod 2^32, written the
-    way the thread's C code runs it: a 55-word ring updated in place with two
+    way the post's C code runs it: a 55-word ring updated in place with two
     indices that walk down from 23 and 54.
     """
     y = list(KNUTH_SEEDS)

@@ -1,7 +1,7 @@
 """perft: count the leaf nodes of the legal move tree, the standard proof of a move generator.
 
 ``perft`` is recursive and compiled with numba.  It is called directly from
-Python (never from another cached jitted function: see NUMBA.md, trap 1).
+Python (never from another cached jitted function: see docs/NUMBA.md, trap 1).
 Without ``bulk`` every leaf move is made and unmade, which also exercises the
 incremental key; with ``bulk`` the last ply only counts the legal moves.
 

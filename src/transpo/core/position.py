@@ -2,6 +2,9 @@
 
 A ``Position`` owns the numpy arrays of :mod:`transpo.core.board` and calls the
 compiled generator and make/unmake on them; moves cross the API as UCI strings.
+Outside :mod:`transpo.core` (the search engine aside, which runs its own
+compiled loop on copies of these arrays) nothing else calls compiled core
+code: the command line and the UCI front end go through this class.
 It validates everything that comes in: a bad FEN raises :class:`InvalidFEN`, a
 malformed or illegal move raises :class:`IllegalMove` and changes nothing.
 """
@@ -24,6 +27,7 @@ from transpo.core.board import (
     SQ64_TO_120,
     ST_COUNT,
     ST_HALFMOVE,
+    ST_KING,
     ST_PLY,
     ST_SIDE,
     PositionArrays,
@@ -32,7 +36,7 @@ from transpo.core.board import (
 from transpo.core.fen import InvalidFEN, format_fen, parse_fen
 from transpo.core.keys import compute_key, key_set
 from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, refresh_sums, unmake_move
-from transpo.core.movegen import generate_moves, in_check
+from transpo.core.movegen import generate_moves, in_check, is_attacked
 from transpo.core.moves import move_to_uci
 from transpo.core.perft import perft
 from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, START_FEN
@@ -57,9 +61,21 @@ class Status(str, Enum):
     THREEFOLD_REPETITION = "threefold repetition"
 
 
+def _refuse_check_on_side_not_to_move(board: np.ndarray, state: np.ndarray) -> None:
+    """Raise :class:`InvalidFEN` if the side that is not to move stands in check.
+
+    Such a position cannot arise in a game (the side to move could take the
+    king).  :mod:`transpo.core.fen` checks everything else in plain Python;
+    this rule needs the compiled attack test, so it lives here.
+    """
+    them = 1 - int(state[ST_SIDE])
+    if is_attacked(board, int(state[ST_KING + them]), 1 - them):
+        raise InvalidFEN(f"the side not to move ({'wb'[them]}) is in check")
+
+
 @lru_cache(maxsize=None)
 def _shared_key_set(name: str, seed: int) -> np.ndarray:
-    # One expanded table per key set, shared by all positions (never written).
+    """One expanded table per key set, shared by all positions (never written)."""
     return key_set(name, seed)
 
 
@@ -76,8 +92,8 @@ class Position:
     def __init__(self, fen: str = START_FEN, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> None:
         """The position of ``fen`` (default: the start position), hashed with key set ``keys``."""
         self.zobrist = _shared_key_set(keys, seed)
-        self.key_set_name = keys
         board, state = parse_fen(fen)
+        _refuse_check_on_side_not_to_move(board, state)
         _, _, self.keys, self.undo = new_arrays()
         self.board, self.state = board, state
         self.keys[0] = compute_key(board, state, self.zobrist)
@@ -223,6 +239,7 @@ class Position:
         return counts
 
     def __str__(self) -> str:
+        """The board as eight rows of letters (White upper case, '.' empty), rank 8 first, files underneath."""
         rows = []
         for rank in range(7, -1, -1):
             cells = [PIECE_LETTERS[int(self.board[SQ64_TO_120[rank * 8 + f]])].strip() or "." for f in range(8)]
@@ -231,4 +248,5 @@ class Position:
         return "\n".join(rows)
 
     def __repr__(self) -> str:
+        """``Position('<FEN>')``."""
         return f"Position({self.fen()!r})"

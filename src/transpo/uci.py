@@ -11,7 +11,7 @@ Threads
   compiled engine (numba loads or compiles it) and runs a depth-2 search, then
   builds the real :class:`~transpo.engine.engine.Engine`.  ``uci`` is answered
   without it (this module imports nothing compiled at module level: the option
-  list is built from constants); ``isready``, ``position``, ``go``, ``d`` and
+  list is built from :mod:`transpo.settings`, plain Python); ``isready``, ``position``, ``go``, ``d`` and
   ``ucinewgame`` wait for it.  ``setoption`` does not wait: the values are kept
   and applied when the engine exists.
 * A **search thread** per ``go`` runs ``Engine.search`` (the compiled search
@@ -47,6 +47,21 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+# Plain Python only: the option ranges and names must be known before numba loads.
+from transpo.settings import (
+    DEFAULT_HASH_AUDIT,
+    DEFAULT_POLICY,
+    DEFAULT_USE_TT,
+    HASH_MB,
+    MOVE_OVERHEAD_MS,
+    MULTIPV,
+    POLICIES,
+    SIGNATURE_BITS,
+    START_FEN,
+    THREADS,
+    IntRange,
+)
+
 if TYPE_CHECKING:  # pragma: no cover
     from transpo.core.position import Position
     from transpo.engine.engine import Engine, Info
@@ -54,9 +69,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ENGINE_NAME = "Transpo"
 ENGINE_AUTHOR = "the Transpo developers"
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-# A copy of transpo.engine.table.POLICIES (that module imports numba); a test keeps them equal.
-POLICIES = ("always", "depth", "two-tier", "bucket")
 WARMUP_DEPTH = 2
 QUIT_GRACE_S = 2.0  # after quit, how long commands already read may still take
 EOF_WARMUP_WAIT_S = 120.0  # at end of input, how long to let the warm-up finish first
@@ -74,6 +86,7 @@ class Option:
     choices: tuple[str, ...] = ()
 
     def declaration(self) -> str:
+        """The ``option name ... type ...`` line that ``uci`` sends for this option."""
         parts = [f"option name {self.name} type {self.type}"]
         if self.type == "check":
             parts.append(f"default {'true' if self.default else 'false'}")
@@ -111,17 +124,22 @@ class Option:
         return text
 
 
+def _spin(name: str, setting: IntRange) -> Option:
+    """A ``spin`` option whose default and bounds are those of a :mod:`transpo.settings` range."""
+    return Option(name, "spin", setting.default, setting.low, setting.high)
+
+
 OPTIONS: tuple[Option, ...] = (
-    Option("Hash", "spin", 64, 1, 65536),
+    _spin("Hash", HASH_MB),
     Option("Clear Hash", "button"),
-    Option("Threads", "spin", 1, 1, 1),
-    Option("Move Overhead", "spin", 50, 0, 5000),
-    Option("MultiPV", "spin", 1, 1, 256),
+    _spin("Threads", THREADS),
+    _spin("Move Overhead", MOVE_OVERHEAD_MS),
+    _spin("MultiPV", MULTIPV),
     Option("Ponder", "check", False),
-    Option("SignatureBits", "spin", 64, 8, 64),
-    Option("Replacement", "combo", "bucket", choices=POLICIES),
-    Option("UseTT", "check", True),
-    Option("HashAudit", "check", False),
+    _spin("SignatureBits", SIGNATURE_BITS),
+    Option("Replacement", "combo", DEFAULT_POLICY, choices=POLICIES),
+    Option("UseTT", "check", DEFAULT_USE_TT),
+    Option("HashAudit", "check", DEFAULT_HASH_AUDIT),
 )
 OPTIONS_BY_NAME = {option.name.lower(): option for option in OPTIONS}
 
@@ -207,6 +225,7 @@ class UCI:
     """The protocol state machine; :func:`run_uci` wires it to stdin and stdout."""
 
     def __init__(self, out: TextIO | None = None, exit_process: bool = False) -> None:
+        """A protocol state writing to ``out`` (default stdout); ``exit_process``: ``quit`` ends the process."""
         self._out = out if out is not None else sys.stdout
         self._out_lock = threading.Lock()
         self._exit_process = exit_process
@@ -216,7 +235,6 @@ class UCI:
         self.engine: Engine | None = None
         self._engine_lock = threading.Lock()  # engine creation against setoption
         self.position: Position | None = None
-        self.debug = False
         # search state
         self._search_thread: threading.Thread | None = None
         self._search_lock = threading.Lock()
@@ -231,6 +249,7 @@ class UCI:
 
     # --- output ----------------------------------------------------------------
     def send(self, line: str) -> None:
+        """Write one line and flush it (a GUI reads line by line); threads take turns."""
         with self._out_lock:
             try:
                 self._out.write(line + "\n")
@@ -239,15 +258,18 @@ class UCI:
                 pass
 
     def error(self, message: str) -> None:
+        """Report a refused command as one ``info string error: ...`` line (whitespace collapsed)."""
         self.send(f"info string error: {' '.join(str(message).split())}")
 
     # --- warm-up ---------------------------------------------------------------
     def start_warmup(self) -> threading.Thread:
+        """Start the warm-up thread (see the module docstring) and return it."""
         thread = threading.Thread(target=self._warm_up, name="transpo-warmup", daemon=True)
         thread.start()
         return thread
 
     def _warm_up(self) -> None:
+        """Load or compile the engine, search once to load every compiled path, then build the real engine."""
         try:
             from transpo.core.position import Position
             from transpo.engine.engine import Engine
@@ -255,6 +277,8 @@ class UCI:
 
             scratch = Engine(hash_mb=1, audit=True)  # audit compiles the check-key path too
             scratch.search(Position(), Limits(depth=WARMUP_DEPTH))
+            # Position.push calls make_move from Python, a cache entry the search does not load: load it
+            # here, so the first ``position ... moves`` does not wait for it.
             position = Position()
             position.push("e2e4")
             with self._engine_lock:
@@ -277,6 +301,7 @@ class UCI:
             self.ready.set()
 
     def _need_engine(self) -> Engine:
+        """The engine, once the warm-up is over; UCIError if it failed to start."""
         self.ready.wait()
         if self.engine is None:
             raise UCIError(f"the engine failed to start ({self._warm_error})")
@@ -290,6 +315,7 @@ class UCI:
             self._pending_cv.notify()
 
     def command_loop(self) -> None:
+        """Execute queued lines in order until a ``None`` arrives (the command thread)."""
         while True:
             with self._pending_cv:
                 while not self._pending:
@@ -322,6 +348,7 @@ class UCI:
 
     # --- commands --------------------------------------------------------------
     def cmd_uci(self, args: list[str]) -> None:
+        """``uci``: name, author, the options, ``uciok``; needs nothing compiled."""
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {ENGINE_AUTHOR}")
         for option in OPTIONS:
@@ -329,20 +356,23 @@ class UCI:
         self.send("uciok")
 
     def cmd_debug(self, args: list[str]) -> None:
+        """``debug on|off``: checked, then ignored (the spec lets an engine send no extra debug output)."""
         if args not in (["on"], ["off"]):
             raise UCIError("debug needs on or off")
-        self.debug = args[0] == "on"
 
     def cmd_register(self, args: list[str]) -> None:
+        """``register``: accepted and ignored."""
         pass  # nothing to register
 
     def cmd_isready(self, args: list[str]) -> None:
+        """``isready``: ``readyok`` once the warm-up is over (after an error line if it failed)."""
         self.ready.wait()
         if self._warm_error:
             self.error(f"the engine failed to start ({self._warm_error})")
         self.send("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:
+        """``setoption name N [value V]``: check the value, apply it to the engine if it exists, remember it."""
         name, text = split_setoption(args)
         option = OPTIONS_BY_NAME.get(name.lower())
         if option is None:
@@ -361,6 +391,7 @@ class UCI:
 
     @staticmethod
     def _apply(engine: Engine, name: str, value) -> None:
+        """Set one option on a live engine."""
         if name == "Hash":
             try:
                 engine.table.resize(value)
@@ -383,6 +414,7 @@ class UCI:
         # Threads (always 1) and Ponder (the GUI's business) change nothing in the engine.
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
+        """``ucinewgame``: stop any search, clear the table and history, back to the start position."""
         engine = self._need_engine()
         self._stop_search()
         engine.new_game()
@@ -391,6 +423,7 @@ class UCI:
         self.position = Position()
 
     def cmd_position(self, args: list[str]) -> None:
+        """``position startpos|fen F [moves ...]``: all or nothing; a refused command keeps the old position."""
         self.ready.wait()
         from transpo.core.position import IllegalMove, InvalidFEN, Position
 
@@ -419,6 +452,7 @@ class UCI:
         self.position = position
 
     def cmd_d(self, args: list[str]) -> None:
+        """``d`` (not UCI, as in Stockfish): the board, its FEN and its key."""
         self.ready.wait()
         if self.position is None:
             raise UCIError("no position")
@@ -428,6 +462,7 @@ class UCI:
         self.send(f"Key: {self.position.key:016x}")
 
     def cmd_go(self, args: list[str]) -> None:
+        """``go ...``: start a search thread; a malformed ``go`` starts nothing."""
         fields = parse_go(args)
         engine = self._need_engine()
         from transpo.engine.timeman import Limits
@@ -450,6 +485,7 @@ class UCI:
         self._search_thread.start()
 
     def cmd_stop(self, args: list[str]) -> None:
+        """``stop``: end the search and let ``bestmove`` out; ignored when idle."""
         if not self._active():
             return  # stop when idle is ignored
         self._release.set()
@@ -457,6 +493,7 @@ class UCI:
             self.engine.stop()
 
     def cmd_ponderhit(self, args: list[str]) -> None:
+        """``ponderhit``: the pondered move was played; the search goes on under the clock."""
         if not self._active() or not self._ponder_search:
             return
         self._ponder_search = False
@@ -466,13 +503,10 @@ class UCI:
         self._release.set()
 
     def cmd_quit(self, args: list[str]) -> None:
+        """``quit`` after skipped unknown tokens (a line starting with ``quit`` is acted on by the reader)."""
         self.quit()
 
     # --- the search ------------------------------------------------------------
-    def _searching(self) -> bool:
-        """The compiled search is running."""
-        return not self._search_done.is_set()
-
     def _active(self) -> bool:
         """A ``go`` has not had its ``bestmove`` yet (the search may be over, waiting for stop)."""
         thread = self._search_thread
@@ -491,6 +525,7 @@ class UCI:
         self._search_thread = None
 
     def _search(self, engine: Engine, position: Position, limits: Limits) -> None:
+        """Body of the search thread: search, wait until ``bestmove`` may go out, send it."""
         best = ponder = None
         audit = engine.table.audit
         before = engine.table.counters() if audit else {}
@@ -518,6 +553,7 @@ class UCI:
             self.send(f"bestmove {best}")
 
     def _on_info(self, info: Info) -> None:
+        """Send one ``info`` line for the search."""
         self.send(format_info(info))
 
     # --- shutdown --------------------------------------------------------------
@@ -557,6 +593,7 @@ def _install_quiet_hooks(uci: UCI) -> None:
     """No traceback reaches the GUI: uncaught exceptions become info strings."""
 
     def report(exc_type, exc, tb) -> None:
+        """Send an uncaught exception as ``info string error: internal: ...``."""
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
             return
         uci.error(f"internal: {getattr(exc_type, '__name__', exc_type)}: {exc}")
