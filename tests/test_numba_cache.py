@@ -43,6 +43,10 @@ SCRIPT = textwrap.dedent(
     buf = np.zeros(256, dtype=np.int32)
     print("moves", generate_moves(r.board, r.state, buf, 0, False), bool(is_attacked(r.board, 25, 1)), bool(in_check(r.board, r.state)))
     print("status", Position.from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").status().value)
+    from transpo.engine.engine import Engine
+    from transpo.engine.timeman import Limits
+    result = Engine(hash_mb=1, audit=True).search(Position(), Limits(depth=5))
+    print("search", result.best_move, result.nodes)
     """
 )
 
@@ -66,6 +70,7 @@ def _check(result: subprocess.CompletedProcess, which: str) -> list[str]:
         assert line in lines, (which, lines)
     assert "moves 20 False False" in lines
     assert "status stalemate" in lines
+    assert any(line.startswith("search ") for line in lines), lines
     return lines
 
 
@@ -85,6 +90,7 @@ def test_second_process_runs_from_warm_cache(cache_env):
     index_files = [f for _, _, files in os.walk(cache) for f in files if f.endswith(".nbi")]
     assert any("perft" in f for f in index_files), index_files
     assert any("generate_moves" in f for f in index_files), index_files
+    assert any("negamax" in f for f in index_files), index_files  # the recursive search on its bundles
     second = _check(_run(cache_env, ["-c", SCRIPT]), "warm")
     assert first == second
     # The CLI in a third process, also from the warm cache.

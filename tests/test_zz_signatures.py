@@ -11,6 +11,10 @@ import pytest
 
 from transpo import Position
 from transpo.core import keys, makemove, movegen, perft
+from transpo.engine import evaluate, ordering, search, table
+from transpo.engine.engine import Engine
+from transpo.engine.evaluate import PSQ
+from transpo.engine.scratch import CTL_NODE_LIMIT, new_scratch
 
 ENTRY_POINTS = {
     "generate_moves": movegen.generate_moves,
@@ -23,6 +27,13 @@ ENTRY_POINTS = {
     "is_repetition": makemove.is_repetition,
     "perft": perft.perft,
     "compute_key": keys.compute_key,
+    "refresh_sums": makemove.refresh_sums,
+    "evaluate": evaluate.evaluate,
+    "score_moves": ordering.score_moves,
+    "negamax": search.negamax,
+    "probe": table.probe,
+    "store": table.store,
+    "hashfull": table.hashfull,
 }
 
 
@@ -43,6 +54,17 @@ def _exercise_with_python_values() -> None:
     makemove.is_repetition(p.state, p.keys, 2)
     keys.compute_key(p.board, p.state, p.zobrist)
     perft.perft(p.board, p.state, p.keys, p.undo, p.zobrist, makemove.EMPTY_PSQ, np.zeros(512, np.int32), 2, 1)
+    arrays = p.snapshot(PSQ)
+    makemove.refresh_sums(arrays.board, arrays.state, PSQ)
+    evaluate.evaluate(arrays.state)
+    tt = Engine(hash_mb=1).table
+    scratch = new_scratch()
+    scratch.ctl[CTL_NODE_LIMIT] = 10**6
+    search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)
+    ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1))
+    table.probe(tt.arrays, p.key, 0, 1)
+    table.store(tt.arrays, np.uint64(p.key), np.uint64(0), move, 5, 0, 3, table.BOUND_EXACT, np.int32(2))
+    table.hashfull(tt.arrays)
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
