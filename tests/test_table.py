@@ -682,3 +682,41 @@ def test_search_fills_and_uses_the_table():
     assert e["generation"] == int(engine.table.config[T.CF_GENERATION])
     best = [m for m in position.encoded_moves() if (m & 0x1FFFF) == e["move"]]
     assert len(best) == 1 and move_to_uci(best[0]) == result.best_move
+
+
+# --- memory -----------------------------------------------------------------------------
+
+
+def test_a_table_larger_than_the_memory_is_refused_before_allocating(monkeypatch):
+    import transpo.settings as settings
+
+    tt = new_table()
+    key = make_key(3)
+    put(tt, key, move=77, depth=4)
+    monkeypatch.setattr(settings, "available_memory_bytes", lambda: 100 << 20)  # a 100 MB machine
+    with pytest.raises(ValueError, match=r"a 1024 MB hash table needs 1024 MB but only about \d+ MB"):
+        tt.resize(1024)
+    assert tt.size_mb == 1 and entry(tt, key)["move"] == 77  # nothing changed
+    big = TranspositionTable(64)
+    monkeypatch.setattr(settings, "available_memory_bytes", lambda: 30 << 20)  # less than 32 MB of check keys
+    with pytest.raises(ValueError, match="check keys"):
+        big.audit = True
+    assert not big.audit and big.check.size == 1
+
+
+def test_an_allocation_that_fails_keeps_a_working_table(monkeypatch):
+    tt = new_table()
+    real_zeros = np.zeros
+
+    def failing_zeros(shape, dtype=float):
+        if np.prod(shape) > 10**6:
+            raise MemoryError
+        return real_zeros(shape, dtype=dtype)
+
+    monkeypatch.setattr(T.np, "zeros", failing_zeros)
+    with pytest.raises(ValueError, match="does not fit in memory"):
+        tt.resize(64)
+    monkeypatch.undo()
+    assert tt.size_mb == 1 and tt.buckets == BUCKETS_1MB
+    put(tt, make_key(5), move=9)
+    assert entry(tt, make_key(5))["move"] == 9

@@ -7,6 +7,7 @@ key sets and the FEN parser take their names and limits from here too.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -53,3 +54,26 @@ def check_choice(what: str, value: str, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
     return value
+
+
+def available_memory_bytes() -> int:
+    """Memory the machine can give now: ``MemAvailable`` on Linux, else the physical memory."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+MEMORY_HEADROOM = 0.9  # a single allocation may take at most this share of the available memory
+
+
+def check_fits(nbytes: int, what: str, freed: int = 0) -> None:
+    """ValueError naming ``what`` and what fits, if ``nbytes`` cannot be allocated now
+    (``freed``: bytes the caller releases first)."""
+    room = int(available_memory_bytes() * MEMORY_HEADROOM) + freed
+    if nbytes > room:
+        raise ValueError(f"{what} needs {nbytes >> 20} MB but only about {room >> 20} MB of memory is available")

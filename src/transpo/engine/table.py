@@ -38,7 +38,7 @@ from numba import njit, typeof, types
 
 from transpo.core.keys import ZOB_SIZE, compute_key, key_set
 from transpo.core.moves import MOVE_ID_BITS, MOVE_ID_MASK, NO_MOVE
-from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS, check_choice
+from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS, check_choice, check_fits
 
 SLOTS = 4
 WORDS_PER_BUCKET = 2 * SLOTS
@@ -388,8 +388,18 @@ class TranspositionTable:
         """Reallocate (and so clear) the table with ``size_mb`` megabytes (1..65536)."""
         HASH_MB.check(size_mb)
         buckets = 1 << ((size_mb * 1024 * 1024 // BUCKET_BYTES).bit_length() - 1)
-        self.words = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
-        self.check = np.zeros(buckets * SLOTS if self.audit else 1, dtype=np.uint64)
+        entries = buckets * SLOTS
+        needed = buckets * BUCKET_BYTES + (8 * entries if self.audit else 0)
+        check_fits(needed, f"a {size_mb} MB hash table", freed=self.nbytes())
+        previous_mb = self.size_mb
+        self.words = self.check = np.zeros(0, dtype=np.uint64)  # release the old table before allocating
+        try:
+            self.words = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
+            self.check = np.zeros(entries if self.audit else 1, dtype=np.uint64)
+        except MemoryError:
+            if previous_mb:
+                self.resize(previous_mb)
+            raise ValueError(f"a {size_mb} MB hash table does not fit in memory now") from None
         self.config[CF_MASK] = buckets - 1
         self.config[CF_INDEX_BITS] = buckets.bit_length() - 1
         self.size_mb = size_mb
@@ -403,10 +413,11 @@ class TranspositionTable:
 
     @audit.setter
     def audit(self, on: bool) -> None:
-        self.config[CF_AUDIT] = int(on)
         if on and self.check.size != self.words.size // 2:
+            check_fits(self.words.nbytes // 2, "the hash audit's check keys")
             self.check = np.zeros(self.words.size // 2, dtype=np.uint64)
-        elif not on:
+        self.config[CF_AUDIT] = int(on)
+        if not on:
             self.check = np.zeros(1, dtype=np.uint64)
         if on and not self.check_zobrist.any():
             self.check_zobrist = key_set("prng", AUDIT_KEY_SEED)
