@@ -40,7 +40,7 @@ from transpo.lab.options import (
     depth_type,
     int_type,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, section
+from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
 from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
 from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS
 
@@ -69,9 +69,11 @@ class CrashesConfig:
 
     def variants(self) -> list[Variant]:
         """The reference, its repeat, each signature width and each forced interval."""
-        return [("reference", REFERENCE_BITS), ("repeat", REFERENCE_BITS)] + [("bits", k) for k in self.bits] + [
-            ("forced", n) for n in self.forced
-        ]
+        return (
+            [("reference", REFERENCE_BITS), ("repeat", REFERENCE_BITS)]
+            + [("bits", k) for k in self.bits]
+            + [("forced", n) for n in self.forced]
+        )
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -87,7 +89,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths", bounds=SIGNATURE_BITS)
     add_list_option(parser, "--forced", DEFAULT_FORCED, "forced false hit every N probes (0 or no item: none)",
                     bounds=Bounds("forced interval", 0), allow_empty=True)  # fmt: skip
-    parser.add_argument("--depth", type=depth_type(), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})")
+    parser.add_argument(
+        "--depth", type=depth_type(), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})"
+    )
     parser.add_argument("--margin", type=int_type(Bounds("margin", 0)), default=DEFAULT_MARGIN, metavar="CP",
                         help=f"a score change beyond this counts (default {DEFAULT_MARGIN} cp)")  # fmt: skip
     parser.add_argument("--hash-mb", type=int_type(HASH_MB), default=DEFAULT_HASH_MB, metavar="MB",
@@ -246,10 +250,7 @@ def summarize(rows: Sequence[Row], deterministic: bool, raw: Sequence[Row]) -> d
 
 def plot_crashes(report: Report, path: str) -> None:
     """Shares of positions crashed / changed against the signature width (left) and the forced interval (right)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = section(report, "variant")
     fig, (ax_bits, ax_forced) = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
@@ -282,6 +283,4 @@ def plot_crashes(report: Report, path: str) -> None:
         f"Crashes vs the 64-bit reference: {len(cfg['positions'])} positions, depth {cfg['depth']}, "
         f"{cfg['hash_mb']} MB {cfg['policy']}"
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -49,6 +49,7 @@ from typing import Any
 
 from transpo.lab.options import (
     SEARCH_SEED_HELP,
+    Bounds,
     CommonConfig,
     add_common_options,
     add_key_option,
@@ -57,9 +58,8 @@ from transpo.lab.options import (
     common_config,
     depth_type,
     int_type,
-    Bounds,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, section
+from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
 from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
 from transpo.lab.stats import ols_slope, poisson_interval, poisson_slope
 from transpo.settings import HASH_MB, SIGNATURE_BITS
@@ -304,10 +304,7 @@ def _fit_slope(rows: Sequence[Row], trials: str) -> tuple[float, float, float] |
 
 def plot_errors(report: Report, path: str) -> None:
     """Left: false hits measured (95% interval) and predicted per width.  Right: the rate per probe."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = section(report, "width")
     fig, (ax_count, ax_rate) = plt.subplots(1, 2, figsize=(13, 5.5))
@@ -356,6 +353,4 @@ def plot_errors(report: Report, path: str) -> None:
     if slope is not None:
         title += f": fitted slope {slope:.3f} (log2 false hits per added bit; expect -1)"
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

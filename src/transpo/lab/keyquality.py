@@ -52,7 +52,7 @@ from transpo.lab.options import (
     int_type,
     parse_seed,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report
+from transpo.lab.report import Report, Row, Section, emit, make_report, pyplot, save_figure
 from transpo.lab.runner import run_parallel
 from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
 
@@ -242,9 +242,7 @@ def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: n
             distances = pairwise_hamming(t)
             balance = bit_balance(t, bits)
             columns = range(64 - bits, 64) if end == "high" else range(bits)
-            examples = [
-                [key_name(int(i)) for i in subset] for size in sorted(deps) for subset in deps[size][:3]
-            ][:6]
+            examples = [[key_name(int(i)) for i in subset] for size in sorted(deps) for subset in deps[size][:3]][:6]
             rows.append(
                 {
                     "section": "table",
@@ -334,7 +332,7 @@ def distance_rows(
                     if gi["ids"][ply[i]] == gj["ids"][ply[j]]:
                         same += 1
                         continue
-                    values.append(bin(gi["keys"][name][ply[i]] ^ gj["keys"][name][ply[j]]).count("1"))
+                    values.append((gi["keys"][name][ply[i]] ^ gj["keys"][name][ply[j]]).bit_count())
             else:
                 for g in games:
                     ids, keys = g["ids"], g["keys"][name]
@@ -342,7 +340,7 @@ def distance_rows(
                         if ids[t] == ids[t + k]:
                             same += 1  # the same position again (a repetition): distance 0 by definition
                             continue
-                        values.append(bin(keys[t] ^ keys[t + k]).count("1"))
+                        values.append((keys[t] ^ keys[t + k]).bit_count())
             d = np.array(values, dtype=np.int64)
             collided = int((d == 0).sum())
             rows.append(
@@ -405,10 +403,7 @@ SECTIONS: tuple[Section, ...] = (
 
 def plot_keys(report: dict[str, Any], path: str) -> None:
     """Left: mean (± std) and minimum distance against plies apart.  Right: distance histograms at k = 1."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = [r for r in report["rows"] if r["section"] == "games"]
     names = list(dict.fromkeys(r["key_set"] for r in rows))
@@ -417,8 +412,15 @@ def plot_keys(report: dict[str, Any], path: str) -> None:
         mine = [r for r in rows if r["key_set"] == name and r["pairs"]]
         labels = [str(r["k"]) for r in mine]
         x = np.arange(len(mine)) + (number - (len(names) - 1) / 2) * 0.12
-        left.errorbar(x, [r["mean"] for r in mine], yerr=[r["std"] for r in mine], fmt="o-", capsize=3,
-                      color=f"C{number}", label=f"{name}: mean ± std")
+        left.errorbar(
+            x,
+            [r["mean"] for r in mine],
+            yerr=[r["std"] for r in mine],
+            fmt="o-",
+            capsize=3,
+            color=f"C{number}",
+            label=f"{name}: mean ± std",
+        )
         left.plot(x, [r["min"] for r in mine], "v", color=f"C{number}", label=f"{name}: minimum")
         left.set_xticks(np.arange(len(mine)), labels)
     left.axhline(32, color="grey", ls="--", lw=0.8)
@@ -440,9 +442,7 @@ def plot_keys(report: dict[str, Any], path: str) -> None:
     right.set_ylabel("fraction of pairs")
     right.set_title("Distance between consecutive positions")
     right.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 # --- command -------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from transpo.lab.options import (
     float_type,
     int_type,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report
+from transpo.lab.report import Report, Row, Section, emit, make_report, pyplot, save_figure
 from transpo.lab.runner import run_parallel
 
 SECONDS_PER_YEAR = 365.25 * 86400
@@ -225,9 +225,7 @@ def birthday_rows(bits_list: Sequence[int], probability: float) -> list[Row]:
     return rows
 
 
-def montecarlo_rows(
-    bits_list: Sequence[int], probability: float, trials: int, seed: int, jobs: int
-) -> list[Row]:
+def montecarlo_rows(bits_list: Sequence[int], probability: float, trials: int, seed: int, jobs: int) -> list[Row]:
     """Per width: the fraction of seeded trials that collided within the exact ``n`` for ``probability``.
 
     The verdict is "agrees" when that fraction lies within 3 standard errors of ``probability``.
@@ -350,9 +348,10 @@ def newman_data_row() -> Row:
     claim = Claim("Newman", "errors/year at 64 bits from his own 33/37/41-bit data (least squares on log2)", 0.7,
                   "that line at 64 bits")  # fmt: skip
     return claim_row(
-        claim, judge(claim, float(2.0 ** (intercept + slope * 64) * SECONDS_PER_YEAR)),
+        claim,
+        judge(claim, float(2.0 ** (intercept + slope * 64) * SECONDS_PER_YEAR)),
         f"halving {halving.short}; 750/s anchor {anchor.short}",
-        f"rate falls x{2 ** -slope:.2f} per bit from 33 to 41 bits; that line gives "
+        f"rate falls x{2**-slope:.2f} per bit from 33 to 41 bits; that line gives "
         f"{at29:.0f}/s at 29 bits, not 750 (range midpoints; 41 bits read as 3 in 180 s)",
         slope_log2_per_bit=float(slope),
         intercept_log2=float(intercept),
@@ -444,10 +443,7 @@ SECTIONS: tuple[Section, ...] = (
 
 def plot_odds(report: dict[str, Any], path: str) -> None:
     """Left: collision chance vs stored keys per bit width, the thread's cases marked.  Right: Newman's data."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     config = report["config"]
     probability = config["probability"]
@@ -458,20 +454,27 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
         p = -np.expm1(-n * (n - 1) / (2 * 2.0**bits))
         left.plot(n, p, label=f"{bits}-bit keys")
     probes = np.logspace(10.5, 15, 400)
-    left.plot(probes, -np.expm1(-probes / 2.0**44), "k--", lw=1,
-              label="2^20 entries full,\n64 bits: false match\nin n probes")
+    left.plot(
+        probes, -np.expm1(-probes / 2.0**44), "k--", lw=1, label="2^20 entries full,\n64 bits: false match\nin n probes"
+    )
     left.axhline(probability, color="grey", ls="--", lw=0.8)
     left.axhline(1 - probability, color="grey", ls=":", lw=0.8)
     for row in report["rows"]:
         if row["section"] != "claim" or "p_at_thread_figure" not in row:
             continue
         left.plot(row["thread"], row["p_at_thread_figure"], "rx", ms=9, mew=2)
-        left.annotate(f"Mayer {row['thread_text']}\nP={row['p_at_thread_figure']:.2f}",
-                      (row["thread"], row["p_at_thread_figure"]), textcoords="offset points", xytext=(7, -22),
-                      color="red", fontsize=7)
+        left.annotate(
+            f"Mayer {row['thread_text']}\nP={row['p_at_thread_figure']:.2f}",
+            (row["thread"], row["p_at_thread_figure"]),
+            textcoords="offset points",
+            xytext=(7, -22),
+            color="red",
+            fontsize=7,
+        )
         left.plot(row["correct"], 0.95, "ko", mfc="none", ms=8)
-        left.annotate(row["correct_text"], (row["correct"], 0.95), textcoords="offset points", xytext=(6, -12),
-                      fontsize=7)
+        left.annotate(
+            row["correct_text"], (row["correct"], 0.95), textcoords="offset points", xytext=(6, -12), fontsize=7
+        )
     left.set_xscale("log")
     left.set_xlim(1, 10**top)
     left.set_xlabel("keys stored (or probes of a full table)")
@@ -483,9 +486,14 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
     right.plot(bits, 750.0 / 2.0 ** (bits - 29), "C1-", label="Newman: 750/s at 29 bits, halved per bit")
     for knps in NEWMAN_KNPS:
         right.plot(bits, knps / 2.0 ** (bits - NEWMAN_INDEX_BITS), "C0:", lw=1)
-    right.fill_between(bits, NEWMAN_KNPS[0] / 2.0 ** (bits - NEWMAN_INDEX_BITS),
-                       NEWMAN_KNPS[1] / 2.0 ** (bits - NEWMAN_INDEX_BITS), color="C0", alpha=0.15,
-                       label="s·p/h: 70-120k probes/s, s=1, 20 index bits")
+    right.fill_between(
+        bits,
+        NEWMAN_KNPS[0] / 2.0 ** (bits - NEWMAN_INDEX_BITS),
+        NEWMAN_KNPS[1] / 2.0 ** (bits - NEWMAN_INDEX_BITS),
+        color="C0",
+        alpha=0.15,
+        label="s·p/h: 70-120k probes/s, s=1, 20 index bits",
+    )
     for b, (low, high) in NEWMAN_DATA.items():
         mid = (low + high) / 2
         right.errorbar([b], [mid], yerr=[[mid - max(low, mid / 100)], [high - mid]], fmt="ks", capsize=3)
@@ -496,9 +504,7 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
     right.set_title("Newman's error rates against the rule")
     right.legend(fontsize=8)
     right.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 # --- command -----------------------------------------------------------------------
@@ -569,9 +575,9 @@ def summarize(config: OddsConfig, rows: Sequence[Row]) -> dict[str, Any]:
     summary["koistinen_s1_p2^32_h2^40"] = koistinen(1, 2.0**32, 2.0**40)
     summary["mayer_1M_entries_95pct_positions"] = probes_until(0.95, 2.0**-44)
     full = max(config.signature_bits)
-    summary[f"false_hits_per_hour_at_{full}_signature_bits"] = false_hits_per_second(
-        config.nps, config.probes_per_node, config.slots, full, config.entries
-    ) * 3600
+    summary[f"false_hits_per_hour_at_{full}_signature_bits"] = (
+        false_hits_per_second(config.nps, config.probes_per_node, config.slots, full, config.entries) * 3600
+    )
     summary["claims_wrong"] = sum(1 for r in rows if r["section"] == "claim" and r["verdict"].startswith("wrong"))
     return summary
 

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -100,7 +101,7 @@ def parse_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError(f"not a number: {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         raise ValueError(f"not a finite number: {text!r}")
     return value
 

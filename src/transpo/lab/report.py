@@ -103,6 +103,23 @@ def emit(report: Report, common: CommonConfig, sections: Sequence[Section], plot
         console.print(f"wrote {common.plot_path}")
 
 
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend (imported here: only ``--plot`` needs it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str) -> None:
+    """Lay out ``fig``, write it to ``path`` as a PNG and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+
+
 def _cell(value: Any) -> str:
     """A figure for a table cell: 1,234 / 0.5 / 1.23e+07 / 4.5e-05; None is blank."""
     if isinstance(value, float):

@@ -99,7 +99,9 @@ def poisson_slope(
     groups = list(groups) if groups is not None else [0] * len(bits)
     keep = [i for i in range(len(bits)) if trials[i] > 0]
     names = sorted({groups[i] for i in keep}, key=str)
-    names = [g for g in names if sum(events[i] for i in keep if groups[i] == g) > 0]  # a group with no event has no intercept
+    names = [
+        g for g in names if sum(events[i] for i in keep if groups[i] == g) > 0
+    ]  # a group with no event has no intercept
     keep = [i for i in keep if groups[i] in names]
     if not keep or len({bits[i] for i in keep}) < 2:
         return None

@@ -41,7 +41,7 @@ from transpo.lab.options import (
     float_type,
     int_type,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, section
+from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
 from transpo.lab.runner import (
     EngineSettings,
     SearchJob,
@@ -147,9 +147,15 @@ def _engine(policy: str, mb: int) -> EngineSettings:
 def fresh_jobs(config: TtGainConfig) -> list[SearchJob]:
     """Every position at every depth with every variant, each on a fresh engine."""
     return [
-        SearchJob(positions=(position,), first_index=number, limit=SearchLimit(depth=depth),
-                  engine=_engine(policy, mb), keys=config.keys, seed=config.common.seed,
-                  tag={"policy": policy, "hash_mb": mb, "depth_limit": depth})  # fmt: skip
+        SearchJob(
+            positions=(position,),
+            first_index=number,
+            limit=SearchLimit(depth=depth),
+            engine=_engine(policy, mb),
+            keys=config.keys,
+            seed=config.common.seed,
+            tag={"policy": policy, "hash_mb": mb, "depth_limit": depth},
+        )
         for depth in config.depths
         for policy, mb in config.variants()
         for number, position in enumerate(config.common.positions)
@@ -161,9 +167,15 @@ def game_jobs(config: TtGainConfig) -> list[SearchJob]:
     if not config.game_depth:
         return []
     return [
-        SearchJob(positions=config.common.positions, limit=SearchLimit(depth=config.game_depth),
-                  engine=_engine(policy, mb), keys=config.keys, seed=config.common.seed, carry_table=True,
-                  tag={"policy": policy, "hash_mb": mb})  # fmt: skip
+        SearchJob(
+            positions=config.common.positions,
+            limit=SearchLimit(depth=config.game_depth),
+            engine=_engine(policy, mb),
+            keys=config.keys,
+            seed=config.common.seed,
+            carry_table=True,
+            tag={"policy": policy, "hash_mb": mb},
+        )
         for policy, mb in config.variants()[1:]
     ]
 
@@ -463,10 +475,7 @@ def summarize(
 
 def plot_tt_gain(report: Report, path: str) -> None:
     """Reduction factor against depth; nodes per policy relative to the fewest (fresh tables, and the game)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     table_rows = section(report, "table")
     rows = [r for r in table_rows if r["policy"] != NO_TABLE]
@@ -523,6 +532,4 @@ def plot_tt_gain(report: Report, path: str) -> None:
     if "strongest_policy_game" in summary:
         heading += f", {summary['strongest_policy_game']} (game)"
     fig.suptitle(heading)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
