@@ -56,6 +56,7 @@ MC_BATCH = 25  # Monte Carlo trials per parallel task
 MC_STANDARD_ERRORS = 3  # the Monte Carlo agrees with the formula within this many standard errors
 KEY_BITS = Bounds("key bits", 1, 64)
 MC_BITS = Bounds("Monte Carlo key bits", 4, 40)  # the Monte Carlo stores ~sqrt(2^bits) keys
+PROBABILITY = Bounds("probability", 0, 1, low_open=True, high_open=True)
 
 # Dan Newman's measurements (Computer Chess Club, 10 Oct 1997): total hash bits (index + key) -> errors/s he saw,
 # as (low, high).  At 41 bits he saw "only 3 errors over a few minutes": read as 3 in 180 s.
@@ -319,8 +320,8 @@ def claim_rows() -> list[Row]:
     exact = koistinen_exact(1, 2.0**32, 2.0**40)
     claim = Claim("Koistinen", "s=1, p=2^32, h=2^40: chance of a crash", 1 / 256, "s*p/h")
     verdict = judge(claim, koistinen(1, 2.0**32, 2.0**40))
-    rows.append(claim_row(claim, verdict, f"{verdict.text} (exact {exact:.6f})",
-                          "s*p/h = 2^-8 exactly; 1-(1-2^-40)^(2^32) = 1-exp(-1/256) is 0.2% lower", exact=exact))  # fmt: skip
+    note = "s*p/h = 2^-8 exactly; 1-(1-2^-40)^(2^32) = 1-exp(-1/256) is 0.2% lower"
+    rows.append(claim_row(claim, verdict, f"{verdict.text} (exact {exact:.6f})", note, exact=exact))
     rate53 = 750.0 / 2.0 ** (53 - 29)
     rate64 = 750.0 / 2.0 ** (64 - 29)
     for statement, said, figure, note in (
@@ -596,8 +597,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n")[0],
     )
     add_list_option(parser, "--bits", DEFAULT_BITS, "key widths for the birthday bound", bounds=KEY_BITS)
-    parser.add_argument("--probability", type=float_type(Bounds("probability", 0, 1, low_open=True, high_open=True)), default=0.95,
-                        metavar="P", help="collision chance to solve for (default 0.95)")  # fmt: skip
+    parser.add_argument("--probability", type=float_type(PROBABILITY), default=0.95, metavar="P",
+                        help="collision chance to solve for (default 0.95)")  # fmt: skip
     parser.add_argument("--nps", type=float_type(Bounds("nodes per second", 0, low_open=True)), default=1e6,
                         help="nodes per second (default 1e6)")  # fmt: skip
     parser.add_argument("--entries", type=int_type(Bounds("entries", 1)), default=4 * 2**20,

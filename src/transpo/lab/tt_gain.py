@@ -462,6 +462,14 @@ def summarize(
         else:
             text = f"not found by depth {r['max_depth']} in {r['cap_s']:g} s"
         summary[f"fine70 {label}"] = text
+    summary.update(relative_summary(config, raw, game_records))
+    return summary
+
+
+def relative_summary(config: TtGainConfig, raw: Sequence[Row], game_records: Sequence[Row]) -> dict[str, str]:
+    """Per table size, fresh at the deepest depth and in the game: each policy's :func:`relative_nodes`, fewest first."""
+    deepest = max(config.depths)
+    summary = {}
     for mb in config.hash_mb:
         fresh = [r for r in raw if r["depth_limit"] == deepest and r["hash_mb"] == mb]
         for label, records in ((f"fresh_d{deepest}", fresh), ("game", [r for r in game_records if r["hash_mb"] == mb])):
