@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 import time
 
 import pytest
@@ -264,3 +267,17 @@ def test_search_limit_is_a_depth_or_a_time():
         SearchLimit()
     with pytest.raises(ValueError):
         SearchLimit(depth=4, movetime_ms=250)
+
+
+def test_a_transpo_subprocess_runs_this_lab(tmp_path):
+    """The comma syntax of ``--bits`` is new: a child process that accepts it imports this code, not another copy."""
+    out = tmp_path / "odds.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "transpo.cli", "lab", "odds", "--bits", "16,32", "--mc-bits", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["config"]["bits"] == [16, 32]

@@ -196,12 +196,12 @@ def print_rates(rows: Sequence[Row]) -> None:
     for r in rows:
         cells = [r["policy"], str(r["hash_mb"]), str(r["bits"])]
         for unit in ("probe", "hit", "node", "second"):
-            cells.append(f"{_g(r[f'fh_per_{unit}'])} ({_g(r[f'pred_per_{unit}'])})")
+            cells.append(f"{_two_digits(r[f'fh_per_{unit}'])} ({_two_digits(r[f'pred_per_{unit}'])})")
         table.add_row(*cells)
     Console().print(table)
 
 
-def _g(value: float | None) -> str:
+def _two_digits(value: float | None) -> str:
     """Two significant digits, '-' for no value."""
     if value is None:
         return "-"

@@ -220,12 +220,11 @@ class CommonConfig:
     plot_path: str | None
 
 
-def add_common_options(parser: argparse.ArgumentParser, seed_help: str, plot: bool = True) -> None:
+def add_common_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
     """The options every lab command takes; ``seed_help`` says what ``--seed`` seeds in this command."""
     path = checked(writable_path)
     parser.add_argument("--json", type=path, metavar="FILE", help="write the report (schema transpo-lab/1) to FILE")
-    if plot:
-        parser.add_argument("--plot", type=path, metavar="FILE.png", help="draw the result to a PNG file")
+    parser.add_argument("--plot", type=path, metavar="FILE.png", help="draw the result to a PNG file")
     parser.add_argument("--positions", metavar="FILE", help="EPD or FEN lines (default: the built-in set)")
     parser.add_argument("--limit", type=checked(parse_int, LIMIT), metavar="N", help="use only the first N positions")
     parser.add_argument("--jobs", type=checked(parse_int, JOBS), default=1, metavar="N",
@@ -254,7 +253,7 @@ def common_config(args: argparse.Namespace, uses_positions: bool = True) -> Comm
         jobs=args.jobs,
         seed=args.seed,
         json_path=args.json,
-        plot_path=getattr(args, "plot", None),
+        plot_path=args.plot,
     )
 
 
