@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transpo.lab.options import (
+    SEARCH_DEPTH,
     SEARCH_SEED_HELP,
     Bounds,
     CommonConfig,
@@ -37,7 +38,6 @@ from transpo.lab.options import (
     add_list_option,
     choice_of,
     common_config,
-    depth_type,
     int_type,
 )
 from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
@@ -90,7 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_list_option(parser, "--forced", DEFAULT_FORCED, "forced false hit every N probes (0 or no item: none)",
                     bounds=Bounds("forced interval", 0), allow_empty=True)  # fmt: skip
     parser.add_argument(
-        "--depth", type=depth_type(), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})"
+        "--depth", type=int_type(SEARCH_DEPTH), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})"
     )
     parser.add_argument("--margin", type=int_type(Bounds("margin", 0)), default=DEFAULT_MARGIN, metavar="CP",
                         help=f"a score change beyond this counts (default {DEFAULT_MARGIN} cp)")  # fmt: skip

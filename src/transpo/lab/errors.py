@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transpo.lab.options import (
+    SEARCH_DEPTH,
     SEARCH_SEED_HELP,
     Bounds,
     CommonConfig,
@@ -56,7 +57,6 @@ from transpo.lab.options import (
     add_list_option,
     add_policy_list,
     common_config,
-    depth_type,
     int_type,
 )
 from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
@@ -103,7 +103,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB", bounds=HASH_MB)
     add_policy_list(parser, DEFAULT_POLICIES)
     limit = parser.add_mutually_exclusive_group()
-    limit.add_argument("--depth", type=depth_type(), help=f"fixed depth per position (default {DEFAULT_DEPTH})")
+    limit.add_argument(
+        "--depth", type=int_type(SEARCH_DEPTH), help=f"fixed depth per position (default {DEFAULT_DEPTH})"
+    )
     limit.add_argument("--movetime", type=int_type(Bounds("movetime", 1)), metavar="MS",
                        help="fixed time per position instead of a depth")  # fmt: skip
     parser.add_argument("--fresh", action="store_true", help="clear the table before every position")

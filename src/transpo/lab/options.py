@@ -226,8 +226,8 @@ def add_common_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
     parser.add_argument("--json", type=path, metavar="FILE", help="write the report (schema transpo-lab/1) to FILE")
     parser.add_argument("--plot", type=path, metavar="FILE.png", help="draw the result to a PNG file")
     parser.add_argument("--positions", metavar="FILE", help="EPD or FEN lines (default: the built-in set)")
-    parser.add_argument("--limit", type=checked(parse_int, LIMIT), metavar="N", help="use only the first N positions")
-    parser.add_argument("--jobs", type=checked(parse_int, JOBS), default=1, metavar="N",
+    parser.add_argument("--limit", type=int_type(LIMIT), metavar="N", help="use only the first N positions")
+    parser.add_argument("--jobs", type=int_type(JOBS), default=1, metavar="N",
                         help="spread the work over N processes (default 1)")  # fmt: skip
     parser.add_argument("--seed", type=checked(parse_seed), default=DEFAULT_SEED,
                         help=f"{seed_help} (default {DEFAULT_SEED})")  # fmt: skip
@@ -266,11 +266,6 @@ def add_key_option(parser: argparse.ArgumentParser) -> None:
 
 
 SEARCH_SEED_HELP = "seed of the prng key set (--keys prng); the searches themselves make no random choice"
-
-
-def depth_type() -> Callable[[str], int]:
-    """An argparse ``type`` for a fixed search depth (1..60)."""
-    return checked(parse_int, SEARCH_DEPTH)
 
 
 def int_type(bounds: Checker) -> Callable[[str], int]:

@@ -53,15 +53,15 @@ from transpo.lab.runner import (
     warm_up,
 )
 from transpo.lab.stats import geometric_mean
-from transpo.settings import HASH_MB, POLICIES
+from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES
 
 DEFAULT_DEPTHS = (5, 7)
 DEFAULT_HASH_MB = (1, 64)
 FINE70 = "8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w - - 0 1"
 FINE70_MOVE = "a1b1"
 NO_TABLE = "none"
-REFERENCE_POLICY = "bucket"  # with the largest table: the moves the others are compared with
-GAME_DEPTH = Bounds("game depth", 0, 60)
+REFERENCE_POLICY = DEFAULT_POLICY  # with the largest table: the moves the others are compared with
+GAME_DEPTH = Bounds("game depth", 0, SEARCH_DEPTH.high)  # 0: no game section
 
 
 @dataclass(frozen=True)
