@@ -19,8 +19,11 @@ from transpo.core.position import Position
 from transpo.engine.engine import Engine
 from transpo.engine.table import TranspositionTable, locate, store
 from transpo.engine.timeman import Limits
-from transpo.lab.common import DEFAULT_POSITIONS, SCHEMA
-from transpo.lab.errors import int_list, poisson_interval, poisson_slope, search_one
+from transpo.lab.options import parse_list
+from transpo.lab.positions import DEFAULT_POSITIONS
+from transpo.lab.report import SCHEMA
+from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, search
+from transpo.lab.stats import poisson_interval, poisson_slope
 from transpo.lab.tt_gain import FINE70, pv_gain
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -162,40 +165,42 @@ def test_audit_does_not_change_the_search(fen):
     assert results[0] == results[1]
 
 
-def test_reference_search_is_deterministic():
-    spec = {"positions": DEFAULT_POSITIONS[:2], "limits": {"depth": 5}, "engine": {"hash_mb": 1, "audit": True}}
-    from transpo.lab.errors import search_positions
+def search_one(job: SearchJob) -> dict:
+    """The one record of a one-position job, as a report row."""
+    (record,) = search(job)
+    return record.row()
 
-    first, second = search_positions(spec), search_positions(spec)
+
+def test_reference_search_is_deterministic():
+    job = SearchJob(positions=DEFAULT_POSITIONS[:2], limit=SearchLimit(depth=5), engine=EngineSettings(hash_mb=1, audit=True))
+    first, second = [r.row() for r in search(job)], [r.row() for r in search(job)]
     strip = [{k: v for k, v in r.items() if k not in ("time_ms", "wall_s")} for r in first]
     assert strip == [{k: v for k, v in r.items() if k not in ("time_ms", "wall_s")} for r in second]
 
 
 def test_new_game_equals_a_fresh_engine():
-    """search_positions without ``carry`` calls new_game between positions: same as a fresh engine."""
-    from transpo.lab.errors import search_positions
-
+    """search without ``carry_table`` calls new_game between positions: same as a fresh engine."""
     second = DEFAULT_POSITIONS[1]
-    fresh = search_one({"positions": [second], "limits": {"depth": 5}, "engine": {"hash_mb": 1}})
-    both = search_positions({"positions": [DEFAULT_POSITIONS[0], second], "limits": {"depth": 5},
-                             "engine": {"hash_mb": 1}})  # fmt: skip
+    fresh = search_one(SearchJob(positions=(second,), limit=SearchLimit(depth=5), engine=EngineSettings(hash_mb=1)))
+    both = [r.row() for r in search(SearchJob(positions=(DEFAULT_POSITIONS[0], second), limit=SearchLimit(depth=5),
+                                              engine=EngineSettings(hash_mb=1)))]  # fmt: skip
     assert both[1]["name"] == second[1]
     for key in ("best_move", "score", "nodes", "probes", "hits", "stores"):
         assert both[1][key] == fresh[key]
 
 
 def test_forced_false_hits_are_injected_and_counted():
-    spec = {"positions": DEFAULT_POSITIONS[:1], "limits": {"depth": 6}, "forced": 10,
-            "engine": {"hash_mb": 1, "audit": True}}  # fmt: skip
-    record = search_one(spec)
+    job = SearchJob(positions=DEFAULT_POSITIONS[:1], limit=SearchLimit(depth=6), forced_every=10,
+                    engine=EngineSettings(hash_mb=1, audit=True))  # fmt: skip
+    record = search_one(job)
     assert record["forced_false_hits"] > 0
     assert record["false_hits"] == 0  # the audit counts only natural crashes
 
 
 # --- helpers ------------------------------------------------------------------------------------
 def test_int_list():
-    assert int_list("8, 12,16") == [8, 12, 16]
-    assert int_list("10,1e3,10**7") == [10, 1000, 10**7]
+    assert parse_list("8, 12,16") == [8, 12, 16]
+    assert parse_list("10,1e3,10**7") == [10, 1000, 10**7]
 
 
 def test_poisson_slope_recovers_halving():

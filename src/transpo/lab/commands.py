@@ -1,6 +1,6 @@
-"""``transpo lab ...``: one subcommand per lab module.
+"""``transpo lab ...``: one subcommand per experiment module.
 
-Each module exposes ``add_parser(subparsers)``, which registers its
+Each experiment exposes ``add_parser(subparsers)``, which registers its
 subcommand with ``func`` set to its ``run(args)``.  The lab modules are
 imported only when ``transpo lab`` is used, so the engine's start-up stays fast.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from importlib import import_module
 
-LAB_MODULES = (
+EXPERIMENTS = (
     "transpo.lab.odds",
     "transpo.lab.errors",
     "transpo.lab.tt_gain",
@@ -23,11 +23,5 @@ def add_lab_parser(subparsers: argparse._SubParsersAction, parser_class: type[ar
     """Register ``lab`` and its subcommands."""
     lab = subparsers.add_parser("lab", help="the hash lab: crash odds, false hits, table gain, key quality")
     commands = lab.add_subparsers(dest="lab_command", parser_class=parser_class, required=True)
-    for name in LAB_MODULES:
-        try:
-            module = import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a lab module not written yet
-        module.add_parser(commands)
+    for name in EXPERIMENTS:
+        import_module(name).add_parser(commands)

@@ -13,7 +13,8 @@ deterministic), then
 
 Each search is set against the reference of its position: did the root move
 change, did the score move by more than ``--margin`` centipawns, or both.
-Following Hyatt's two kinds in the seed thread, a search that suffered at least
+Following Robert Hyatt's two kinds in the thread "hashing function"
+(rec.games.chess.computer, Oct 2000), a search that suffered at least
 one crash is *type 1* when the crashes were harmless (same root move, score
 within the margin) and *type 2* when the root move changed; the rest changed
 only the score.  A different root move with an almost equal score can be a
@@ -23,27 +24,60 @@ harmless tie, which is why "root move changed" and "score changed" are kept apar
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from transpo.lab.common import (
+from transpo.lab.options import (
+    SEARCH_DEPTH,
+    SEARCH_SEED_HELP,
+    Bounds,
+    CommonConfig,
     add_common_options,
-    emit_sections,
-    make_report,
-    run_parallel,
-    section,
-    seed_everything,
-    selected_positions,
+    add_key_option,
+    add_list_option,
+    choice_of,
+    common_config,
+    int_type,
 )
-from transpo.lab.errors import add_key_options, add_list_option, check_key_options, int_list, search_one
+from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
+from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
+from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS
 
 DEFAULT_BITS = (8, 12, 16, 20, 24, 32, 64)
 DEFAULT_FORCED = (10, 100, 1000, 10**4, 10**5, 10**6, 10**7)
 DEFAULT_DEPTH = 7
 DEFAULT_MARGIN = 50
-REFERENCE_BITS = 64
+DEFAULT_HASH_MB = 1
+REFERENCE_BITS = SIGNATURE_BITS.high
+
+Variant = tuple[str, int]  # ("reference" | "repeat" | "bits" | "forced", signature bits or forced interval)
+
+
+@dataclass(frozen=True)
+class CrashesConfig:
+    """A checked ``lab crashes`` run."""
+
+    common: CommonConfig
+    bits: tuple[int, ...]
+    forced: tuple[int, ...]  # intervals of forced false hits (none is 0)
+    depth: int
+    margin: int  # centipawns: a larger score change counts
+    hash_mb: int
+    policy: str
+    keys: str
+
+    def variants(self) -> list[Variant]:
+        """The reference, its repeat, each signature width and each forced interval."""
+        return (
+            [("reference", REFERENCE_BITS), ("repeat", REFERENCE_BITS)]
+            + [("bits", k) for k in self.bits]
+            + [("forced", n) for n in self.forced]
+        )
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``lab crashes``."""
     parser = subparsers.add_parser(
         "crashes",
         help="how often k-bit signatures or forced false hits change the root move or score",
@@ -52,86 +86,97 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "probes, each against the 64-bit reference; report how often the root move and the score change."
         ),
     )
-    add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths")
-    parser.add_argument("--forced", type=int_list, default=list(DEFAULT_FORCED), metavar="LIST",
-                        help="forced false hit every N probes (default 10,100,...,1e7; 0 or empty: none)")  # fmt: skip
-    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})")
-    parser.add_argument("--margin", type=int, default=DEFAULT_MARGIN, metavar="CP",
+    add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths", bounds=SIGNATURE_BITS)
+    add_list_option(parser, "--forced", DEFAULT_FORCED, "forced false hit every N probes (0 or no item: none)",
+                    bounds=Bounds("forced interval", 0), allow_empty=True)  # fmt: skip
+    parser.add_argument(
+        "--depth", type=int_type(SEARCH_DEPTH), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})"
+    )
+    parser.add_argument("--margin", type=int_type(Bounds("margin", 0)), default=DEFAULT_MARGIN, metavar="CP",
                         help=f"a score change beyond this counts (default {DEFAULT_MARGIN} cp)")  # fmt: skip
-    parser.add_argument("--hash-mb", type=int, default=1, metavar="MB", help="table size (default 1)")
-    parser.add_argument("--policy", type=str, default="bucket", help="replacement policy (default bucket)")
-    add_key_options(parser)
-    add_common_options(parser)
+    parser.add_argument("--hash-mb", type=int_type(HASH_MB), default=DEFAULT_HASH_MB, metavar="MB",
+                        help=f"table size (default {DEFAULT_HASH_MB})")  # fmt: skip
+    parser.add_argument("--policy", type=choice_of("policy", POLICIES), default=DEFAULT_POLICY,
+                        help=f"replacement policy (default {DEFAULT_POLICY})")  # fmt: skip
+    add_key_option(parser)
+    add_common_options(parser, SEARCH_SEED_HELP)
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> None:
-    from transpo.engine.table import POLICIES
+def configure(args: argparse.Namespace) -> CrashesConfig:
+    """The checked configuration of a ``lab crashes`` run."""
+    check_key_seed(args.keys, args.seed)
+    return CrashesConfig(
+        common=common_config(args),
+        bits=tuple(args.bits),
+        forced=tuple(n for n in args.forced if n != 0),
+        depth=args.depth,
+        margin=args.margin,
+        hash_mb=args.hash_mb,
+        policy=args.policy,
+        keys=args.keys,
+    )
 
-    seed_everything(args.seed)
-    check_key_options(args)
-    positions = selected_positions(args)
-    if args.policy not in POLICIES:
-        raise ValueError(f"unknown policy {args.policy!r}; choose from {', '.join(POLICIES)}")
-    if not 1 <= args.depth <= 60:
-        raise ValueError("--depth must be 1..60")
-    if args.margin < 0:
-        raise ValueError("--margin must be >= 0")
-    if not 1 <= args.hash_mb <= 65536:
-        raise ValueError("--hash-mb must be 1..65536")
-    for bits in args.bits:
-        if not 8 <= bits <= 64:
-            raise ValueError(f"signature bits must be 8..64, not {bits}")
-    forced = [n for n in args.forced if n != 0]
-    if any(n < 0 for n in forced):
-        raise ValueError("--forced intervals must be positive")
 
-    variants: list[tuple[str, int]] = [("reference", REFERENCE_BITS), ("repeat", REFERENCE_BITS)]
-    variants += [("bits", k) for k in args.bits] + [("forced", n) for n in forced]
-    specs = []
-    for kind, value in variants:
-        bits = value if kind == "bits" else REFERENCE_BITS
-        for number, (fen, name) in enumerate(positions):
-            specs.append({
-                "positions": [(fen, name)], "first": number, "keys": args.keys, "seed": args.seed,
-                "limits": {"depth": args.depth}, "forced": value if kind == "forced" else 0,
-                "engine": {"hash_mb": args.hash_mb, "policy": args.policy, "signature_bits": bits, "audit": True},
-                "tag": {"kind": kind, "value": value},
-            })  # fmt: skip
-    raw = run_parallel(search_one, specs, args.jobs, "crashes")
-    reference = {r["position"]: r for r in raw if r["kind"] == "reference"}
-    repeat = {r["position"]: r for r in raw if r["kind"] == "repeat"}
-    for r in raw:
-        _compare(r, reference[r["position"]], args.margin)
+def search_jobs(config: CrashesConfig) -> list[SearchJob]:
+    """One job per variant and position, each on a fresh audited engine."""
+    jobs = []
+    for kind, value in config.variants():
+        engine = EngineSettings(hash_mb=config.hash_mb, policy=config.policy, audit=True,
+                                signature_bits=value if kind == "bits" else REFERENCE_BITS)  # fmt: skip
+        for number, position in enumerate(config.common.positions):
+            jobs.append(SearchJob(
+                positions=(position,), first_index=number, limit=SearchLimit(depth=config.depth), engine=engine,
+                keys=config.keys, seed=config.common.seed, forced_every=value if kind == "forced" else 0,
+                tag={"kind": kind, "value": value},
+            ))  # fmt: skip
+    return jobs
 
+
+def build_report(config: CrashesConfig, results: Sequence[Sequence[SearchRecord]]) -> Report:
+    """Each search set against the reference of its position; one ``variant`` row per variant."""
+    records = [record.row() for job in results for record in job]
+    reference = {r["position"]: r for r in records if r["kind"] == "reference"}
+    repeat = {r["position"]: r for r in records if r["kind"] == "repeat"}
+    for record in records:
+        compare(record, reference[record["position"]], config.margin)
     deterministic = all(
         (repeat[p]["best_move"], repeat[p]["score"], repeat[p]["nodes"])
         == (reference[p]["best_move"], reference[p]["score"], reference[p]["nodes"])
         for p in reference
     )
-    rows = [_row(kind, value, [r for r in raw if r["kind"] == kind and r["value"] == value])
-            for kind, value in variants[1:]]  # fmt: skip
-    summary = _summary(rows, deterministic, raw)
-    config = {
-        "bits": args.bits, "forced": forced, "depth": args.depth, "margin_cp": args.margin, "hash_mb": args.hash_mb,
-        "policy": args.policy, "keys": args.keys, "seed": args.seed, "jobs": args.jobs,
-        "positions_file": args.positions, "limit": args.limit,
-        "positions": [{"fen": f, "name": n} for f, n in positions],
+    rows = [variant_row(kind, value, [r for r in records if r["kind"] == kind and r["value"] == value])
+            for kind, value in config.variants()[1:]]  # fmt: skip
+    report_config = {
+        "bits": list(config.bits), "forced": list(config.forced), "depth": config.depth, "margin_cp": config.margin,
+        "hash_mb": config.hash_mb, "policy": config.policy, "keys": config.keys, **positions_config(config.common),
         "reference": "64-bit signatures, no forced false hits, fresh engine per search (searched twice)",
     }  # fmt: skip
-    for record in raw:
+    for record in records:
         record["section"] = "position"
-    report = make_report("crashes", config, rows + raw, summary)
+    return make_report("crashes", report_config, rows + records, summarize(rows, deterministic, records))
+
+
+def sections(config: CrashesConfig) -> list[Section]:
+    """The printed table: per variant, how many searches crashed and what changed."""
     columns = [
         ("variant", "variant"), ("crashed", "searches crashed"), ("crashes", "crashes"),
-        ("root_changed", "root move ≠"), ("score_changed", f"score ±>{args.margin}"), ("both", "both"),
+        ("root_changed", "root move ≠"), ("score_changed", f"score ±>{config.margin}"), ("both", "both"),
         ("type1", "type 1"), ("type2", "type 2"), ("changed_without_crash", "≠ w/o crash"),
     ]  # fmt: skip
-    title = f"Crashes vs the 64-bit reference, {len(positions)} positions, depth {args.depth}"
-    emit_sections(report, args, [("variant", columns, title)], _plot)
+    title = f"Crashes vs the 64-bit reference, {len(config.common.positions)} positions, depth {config.depth}"
+    return [("variant", columns, title)]
 
 
-def _compare(record: dict[str, Any], ref: dict[str, Any], margin: int) -> None:
+def run(args: argparse.Namespace) -> None:
+    """``lab crashes``: configure, search, report, print and write."""
+    config = configure(args)
+    report = build_report(config, run_searches(search_jobs(config), config.common.jobs, "crashes"))
+    emit(report, config.common, sections(config), plot_crashes)
+
+
+def compare(record: Row, ref: Row, margin: int) -> None:
+    """Add to ``record`` its crashes and whether its root move, score (beyond ``margin``) and tree changed."""
     record["crashes"] = record["false_hits"] + record["forced_false_hits"]
     record["root_changed"] = record["best_move"] != ref["best_move"]
     record["score_delta"] = record["score"] - ref["score"]
@@ -139,7 +184,8 @@ def _compare(record: dict[str, Any], ref: dict[str, Any], margin: int) -> None:
     record["tree_changed"] = record["nodes"] != ref["nodes"] or record["score"] != ref["score"]
 
 
-def _row(kind: str, value: int, group: list[dict[str, Any]]) -> dict[str, Any]:
+def variant_row(kind: str, value: int, group: Sequence[Row]) -> Row:
+    """One variant over all positions: crashed searches, changes, and Hyatt's type 1 (harmless) / type 2 counts."""
     n = len(group)
     crashed = [r for r in group if r["crashes"] > 0]
     root = sum(r["root_changed"] for r in group)
@@ -152,7 +198,7 @@ def _row(kind: str, value: int, group: list[dict[str, Any]]) -> dict[str, Any]:
     crashes = sum(r["crashes"] for r in group)
     label = {"repeat": "reference again", "bits": f"{value}-bit", "forced": f"every {value:,}"}[kind]
 
-    def share(count: int) -> float | None:
+    def share(count: int) -> float | None:  # of all positions
         return count / n if n else None
 
     return {
@@ -186,7 +232,8 @@ def _row(kind: str, value: int, group: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _summary(rows: list[dict[str, Any]], deterministic: bool, raw: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(rows: Sequence[Row], deterministic: bool, raw: Sequence[Row]) -> dict[str, Any]:
+    """Whether the reference repeats exactly; root changes per variant; type 1 and type 2 shares of crashed searches."""
     summary: dict[str, Any] = {"reference_deterministic": deterministic}
     for r in rows:
         if r["kind"] == "repeat":
@@ -201,11 +248,9 @@ def _summary(rows: list[dict[str, Any]], deterministic: bool, raw: list[dict[str
     return summary
 
 
-def _plot(report: dict[str, Any], path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def plot_crashes(report: Report, path: str) -> None:
+    """Shares of positions crashed / changed against the signature width (left) and the forced interval (right)."""
+    plt = pyplot()
 
     rows = section(report, "variant")
     fig, (ax_bits, ax_forced) = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
@@ -238,6 +283,4 @@ def _plot(report: dict[str, Any], path: str) -> None:
         f"Crashes vs the 64-bit reference: {len(cfg['positions'])} positions, depth {cfg['depth']}, "
         f"{cfg['hash_mb']} MB {cfg['policy']}"
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -1,6 +1,6 @@
 """``transpo lab errors``: count false hits with Dan Newman's error-detection method.
 
-Newman (seed 003) stored an extra, independent "error detection" key beside
+Newman (Computer Chess Club, 10 Oct 1997) stored an extra, independent "error detection" key beside
 every table entry: when the signature matches but the extra key does not, the
 hit is a hashing error.  The engine's audit mode is that method with a whole
 64-bit check key from an independent key set (``Engine(audit=True)``), so every
@@ -43,20 +43,26 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from transpo.lab.common import (
+from transpo.lab.options import (
+    SEARCH_DEPTH,
+    SEARCH_SEED_HELP,
+    Bounds,
+    CommonConfig,
     add_common_options,
-    emit_sections,
-    make_report,
-    run_parallel,
-    section,
-    seed_everything,
-    selected_positions,
+    add_key_option,
+    add_list_option,
+    add_policy_list,
+    common_config,
+    int_type,
 )
+from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
+from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
+from transpo.lab.stats import ols_slope, poisson_interval, poisson_slope
+from transpo.settings import HASH_MB, SIGNATURE_BITS
 
 DEFAULT_BITS = (8, 12, 16, 20)
 DEFAULT_HASH_MB = (1, 16)
@@ -64,247 +70,25 @@ DEFAULT_POLICIES = ("bucket", "always")
 DEFAULT_DEPTH = 8
 
 
-# --- helpers shared by the search lab commands (errors, tt-gain, crashes) ---------------------------
-def int_list(text: str) -> list[int]:
-    """``"8,12,16"`` -> ``[8, 12, 16]``; accepts ``1e6`` and ``10**6`` style items."""
-    values = []
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        try:
-            if "**" in item:
-                base, exponent = item.split("**")
-                value = int(base) ** int(exponent)
-            elif "e" in item.lower():
-                value = int(float(item))
-            else:
-                value = int(item)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
-        values.append(value)
-    if not values:
-        raise argparse.ArgumentTypeError(f"empty list: {text!r}")
-    return values
+@dataclass(frozen=True)
+class ErrorsConfig:
+    """A checked ``lab errors`` run: every (policy, size, width) searches all positions with an audited table."""
+
+    common: CommonConfig
+    bits: tuple[int, ...]
+    hash_mb: tuple[int, ...]
+    policies: tuple[str, ...]
+    limit: SearchLimit
+    fresh: bool  # clear the table before every position (default: keep it, as in a game)
+    keys: str
+
+    def variants(self) -> list[tuple[str, int, int]]:
+        """(policy, MB, bits) of every measured configuration, in table order."""
+        return [(policy, mb, bits) for policy in self.policies for mb in self.hash_mb for bits in self.bits]
 
 
-def add_list_option(parser: argparse.ArgumentParser, flag: str, default, text: str, kind=int_list) -> None:
-    """A comma-separated list option (``--bits 8,12,16``) whose help shows its default."""
-    parser.add_argument(flag, type=kind, default=list(default), metavar="LIST",
-                        help=f"{text} (default {','.join(map(str, default))})")  # fmt: skip
-
-
-def policy_list(text: str) -> list[str]:
-    """``"bucket,always"`` -> a list of replacement policies (checked)."""
-    from transpo.engine.table import POLICIES
-
-    names = [item.strip() for item in text.split(",") if item.strip()]
-    for name in names:
-        if name not in POLICIES:
-            raise argparse.ArgumentTypeError(f"unknown policy {name!r}; choose from {', '.join(POLICIES)}")
-    return names
-
-
-def add_key_options(parser: argparse.ArgumentParser) -> None:
-    """``--keys``: the Zobrist key set; with ``prng`` the common ``--seed`` seeds it."""
-    parser.add_argument(
-        "--keys",
-        choices=("polyglot", "prng", "knuth"),
-        default="polyglot",
-        help="Zobrist key set of the searched positions (default polyglot; prng is seeded by --seed)",
-    )
-
-
-def check_key_options(args: argparse.Namespace) -> None:
-    from transpo.engine.table import AUDIT_KEY_SEED
-
-    if args.keys == "prng" and args.seed == AUDIT_KEY_SEED:
-        raise ValueError(f"--seed {AUDIT_KEY_SEED} is the audit's own check-key seed; pick another")
-
-
-def search_positions(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """Search positions one after another with one engine; module level, for the process pool.
-
-    ``spec`` (picklable): ``positions`` (list of (FEN, name)), ``keys`` and ``seed`` (the
-    Zobrist key set), ``engine`` (``Engine`` keyword arguments), ``limits`` (``Limits``
-    keyword arguments), optional ``forced`` (a forced false hit every N probes),
-    ``carry`` (keep the table from one position to the next, as in a game; default:
-    ``Engine.new_game()`` before each, so every search starts from a fresh table) and
-    ``tag`` (copied into every record).  One record per position: the result and the
-    table counters of that search alone.
-    """
-    from transpo.core.position import Position
-    from transpo.engine.engine import Engine
-    from transpo.engine.timeman import Limits
-
-    _warm_up()
-    engine = Engine(move_overhead=0, **spec.get("engine", {}))
-    if spec.get("forced"):
-        engine.table.set_forced_false_hits(int(spec["forced"]))
-    index_bits = engine.table.buckets.bit_length() - 1
-    records = []
-    for number, (fen, name) in enumerate(spec["positions"]):
-        if number and not spec.get("carry"):
-            engine.new_game()
-        position = Position.from_fen(fen, spec.get("keys", "polyglot"), spec.get("seed", 1))
-        before = engine.table.counters()
-        started = time.perf_counter()
-        result = engine.search(position, Limits(**spec["limits"]))
-        wall = time.perf_counter() - started
-        after = engine.table.counters()
-        record = {
-            "position": spec.get("first", 0) + number,
-            "name": name,
-            "best_move": result.best_move,
-            "score": result.score,
-            "depth": result.depth,
-            "nodes": result.nodes,
-            "time_ms": result.time_ms,
-            "wall_s": round(wall, 4),
-            "index_bits": index_bits,
-            "pv": result.pv[:8],
-        }
-        record.update({name: after[name] - before[name] for name in after})
-        record.update(spec.get("tag", {}))
-        records.append(record)
-    return records
-
-
-_warm = False
-
-
-def _warm_up() -> None:
-    """Load the compiled search once per process, so no measured search pays for it."""
-    global _warm
-    if _warm:
-        return
-    from transpo.core.position import Position
-    from transpo.engine.engine import Engine
-    from transpo.engine.timeman import Limits
-
-    Engine(hash_mb=1, move_overhead=0, audit=True).search(Position(), Limits(depth=2))
-    _warm = True
-
-
-def search_one(spec: dict[str, Any]) -> dict[str, Any]:
-    """:func:`search_positions` for a spec with a single position: its one record."""
-    return search_positions(spec)[0]
-
-
-def geometric_mean(values: list[float]) -> float | None:
-    values = [v for v in values if v > 0]
-    if not values:
-        return None
-    return float(math.exp(sum(math.log(v) for v in values) / len(values)))
-
-
-def poisson_interval(count: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Garwood) interval for a Poisson mean given ``count`` events; normal approximation past 400."""
-    tail = (1 - level) / 2
-    if count > 400:
-        z = 1.959963984540054 if level == 0.95 else _normal_quantile(1 - tail)
-        half = z * math.sqrt(count)
-        return max(0.0, count - half), count + half
-
-    def cdf(n: int, mean: float) -> float:  # P(X <= n)
-        if mean == 0:
-            return 1.0
-        term = math.exp(-mean)
-        total = term
-        for i in range(1, n + 1):
-            term *= mean / i
-            total += term
-        return min(1.0, total)
-
-    def solve(f, lo: float, hi: float) -> float:
-        for _ in range(100):
-            mid = (lo + hi) / 2
-            if f(mid):
-                lo = mid
-            else:
-                hi = mid
-        return (lo + hi) / 2
-
-    upper_bound = count + 10 * math.sqrt(count + 1) + 10
-    upper = solve(lambda m: cdf(count, m) > tail, 0.0, upper_bound)
-    lower = 0.0 if count == 0 else solve(lambda m: 1 - cdf(count - 1, m) < tail, 0.0, upper_bound)
-    return lower, upper
-
-
-def _normal_quantile(p: float) -> float:
-    lo, hi = -10.0, 10.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        if 0.5 * math.erfc(-mid / math.sqrt(2)) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
-def ols_slope(xs: list[float], ys: list[float]) -> float | None:
-    """Least-squares slope of ys on xs (None with fewer than two distinct xs)."""
-    if len(xs) < 2 or len(set(xs)) < 2:
-        return None
-    x = np.asarray(xs, dtype=float)
-    y = np.asarray(ys, dtype=float)
-    return float(np.polyfit(x, y, 1)[0])
-
-
-def poisson_slope(
-    bits: list[float], events: list[int], trials: list[float], groups: list[Any] | None = None
-) -> tuple[float, float, float] | None:
-    """Maximum-likelihood common slope ``s`` of ``events ~ Poisson(trials * 2**(a_g + s*bits))``.
-
-    Returns (s, se, dispersion).  Each group ``g`` (e.g. a table size and policy)
-    gets its own intercept ``a_g``; all share the slope.  Zero counts take part (a
-    plain log-log fit has to drop them).  ``se`` is the Poisson standard error;
-    ``dispersion`` is Pearson's chi-square per degree of freedom (1 for pure Poisson
-    counts; false hits come in clusters - the same pair of positions can meet again -
-    so multiply ``se`` by ``sqrt(dispersion)`` when it exceeds 1).  None if there is
-    nothing to fit.
-    """
-    groups = groups if groups is not None else [0] * len(bits)
-    keep = [i for i in range(len(bits)) if trials[i] > 0]
-    names = sorted({groups[i] for i in keep}, key=str)
-    names = [g for g in names if sum(events[i] for i in keep if groups[i] == g) > 0]
-    keep = [i for i in keep if groups[i] in names]
-    if not keep or len({bits[i] for i in keep}) < 2:
-        return None
-    x = np.array([bits[i] for i in keep], dtype=float)
-    y = np.array([events[i] for i in keep], dtype=float)
-    offset = np.log(np.array([trials[i] for i in keep], dtype=float))
-    ln2 = math.log(2)
-    onehot = np.array([[1.0 if groups[i] == g else 0.0 for g in names] for i in keep])
-    design = np.column_stack([onehot, x]) * ln2
-    theta = np.zeros(design.shape[1])
-    theta[-1] = -1.0
-    for g, name in enumerate(names):  # start each intercept at its group's observed rate
-        mask = onehot[:, g] > 0
-        theta[g] = math.log2(max(y[mask].sum(), 0.5) / np.sum(np.exp(offset[mask]) * 2.0 ** -x[mask]))
-    for _ in range(100):
-        mu = np.exp(np.clip(offset + design @ theta, -700, 700))
-        gradient = design.T @ (y - mu)
-        hessian = (design * mu[:, None]).T @ design
-        try:
-            step = np.linalg.solve(hessian, gradient)
-        except np.linalg.LinAlgError:
-            return None
-        theta = theta + step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    mu = np.exp(offset + design @ theta)
-    try:
-        covariance = np.linalg.inv((design * mu[:, None]).T @ design)
-    except np.linalg.LinAlgError:
-        return None
-    dof = len(x) - design.shape[1]
-    dispersion = float(np.sum((y - mu) ** 2 / mu) / dof) if dof > 0 else float("nan")
-    return float(theta[-1]), float(math.sqrt(max(covariance[-1, -1], 0.0))), dispersion
-
-
-# --- the command ------------------------------------------------------------------------------------
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``lab errors``."""
     parser = subparsers.add_parser(
         "errors",
         help="false hits per signature width, measured (Newman's check key) beside the prediction",
@@ -315,86 +99,95 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "as in a game, so it fills up; --fresh clears it before each position."
         ),
     )
-    add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths")
-    add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB")
-    add_list_option(parser, "--policies", DEFAULT_POLICIES, "replacement policies", policy_list)
+    add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths", bounds=SIGNATURE_BITS)
+    add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB", bounds=HASH_MB)
+    add_policy_list(parser, DEFAULT_POLICIES)
     limit = parser.add_mutually_exclusive_group()
-    limit.add_argument("--depth", type=int, help=f"fixed depth per position (default {DEFAULT_DEPTH})")
-    limit.add_argument("--movetime", type=int, metavar="MS", help="fixed time per position instead of a depth")
+    limit.add_argument(
+        "--depth", type=int_type(SEARCH_DEPTH), help=f"fixed depth per position (default {DEFAULT_DEPTH})"
+    )
+    limit.add_argument("--movetime", type=int_type(Bounds("movetime", 1)), metavar="MS",
+                       help="fixed time per position instead of a depth")  # fmt: skip
     parser.add_argument("--fresh", action="store_true", help="clear the table before every position")
-    add_key_options(parser)
-    add_common_options(parser)
+    add_key_option(parser)
+    add_common_options(parser, SEARCH_SEED_HELP)
     parser.set_defaults(func=run)
 
 
-def _prediction_bits(bits: int, index_bits: int) -> int:
-    """Signature bits a comparison with a same-bucket position can still differ in."""
-    return min(bits, 64 - index_bits)
-
-
-def search_limits(args: argparse.Namespace, default_depth: int) -> dict[str, int]:
-    """``Limits`` keyword arguments from ``--depth``/``--movetime`` (checked)."""
+def configure(args: argparse.Namespace) -> ErrorsConfig:
+    """The checked configuration of a ``lab errors`` run."""
+    check_key_seed(args.keys, args.seed)
     if args.movetime is not None:
-        if args.movetime <= 0:
-            raise ValueError("--movetime must be positive")
-        return {"movetime": args.movetime}
-    depth = args.depth if args.depth is not None else default_depth
-    if not 1 <= depth <= 100:
-        raise ValueError("--depth must be 1..100")
-    return {"depth": depth}
+        limit = SearchLimit(movetime_ms=args.movetime)
+    else:
+        limit = SearchLimit(depth=args.depth if args.depth is not None else DEFAULT_DEPTH)
+    return ErrorsConfig(
+        common=common_config(args),
+        bits=tuple(args.bits),
+        hash_mb=tuple(args.hash_mb),
+        policies=tuple(args.policies),
+        limit=limit,
+        fresh=args.fresh,
+        keys=args.keys,
+    )
 
 
-def run(args: argparse.Namespace) -> None:
-    seed_everything(args.seed)
-    check_key_options(args)
-    positions = selected_positions(args)
-    for bits in args.bits:
-        if not 8 <= bits <= 64:
-            raise ValueError(f"signature bits must be 8..64, not {bits}")
-    for mb in args.hash_mb:
-        if not 1 <= mb <= 65536:
-            raise ValueError(f"hash size must be 1..65536 MB, not {mb}")
-    limits = search_limits(args, DEFAULT_DEPTH)
+def search_jobs(config: ErrorsConfig) -> list[SearchJob]:
+    """One job per (policy, size, width): all positions in turn on one audited engine."""
+    return [
+        SearchJob(
+            positions=config.common.positions,
+            limit=config.limit,
+            engine=EngineSettings(hash_mb=mb, policy=policy, signature_bits=bits, audit=True),
+            keys=config.keys,
+            seed=config.common.seed,
+            carry_table=not config.fresh,
+            tag={"policy": policy, "hash_mb": mb, "bits": bits},
+        )
+        for policy, mb, bits in config.variants()
+    ]
 
-    configs = [(policy, mb, bits) for policy in args.policies for mb in args.hash_mb for bits in args.bits]
-    specs = [
-        {
-            "positions": positions, "keys": args.keys, "seed": args.seed, "limits": limits, "carry": not args.fresh,
-            "engine": {"hash_mb": mb, "policy": policy, "signature_bits": bits, "audit": True},
-            "tag": {"policy": policy, "hash_mb": mb, "bits": bits},
-        }
-        for policy, mb, bits in configs
-    ]  # fmt: skip
-    raw = [record for records in run_parallel(search_positions, specs, args.jobs, "errors") for record in records]
 
-    rows = []
-    for policy, mb, bits in configs:
-        group = [r for r in raw if r["policy"] == policy and r["hash_mb"] == mb and r["bits"] == bits]
-        rows.append(_row(policy, mb, bits, group))
-    summary = _summary(rows, args)
-    for record in raw:
-        record["section"] = "position"
-    config = {
-        "bits": args.bits, "hash_mb": args.hash_mb, "policies": args.policies, "depth": limits.get("depth"),
-        "movetime_ms": limits.get("movetime"), "table": "fresh per position" if args.fresh else "kept across positions",
-        "keys": args.keys, "seed": args.seed, "jobs": args.jobs, "positions_file": args.positions, "limit": args.limit,
-        "positions": [{"fen": f, "name": n} for f, n in positions],
+def build_report(config: ErrorsConfig, results: Sequence[Sequence[SearchRecord]]) -> Report:
+    """The report of a run: one ``width`` row per configuration, the summary, and the per-position records."""
+    rows = [width_row(policy, mb, bits, records) for (policy, mb, bits), records in zip(config.variants(), results)]
+    records = [{**record.row(), "section": "position"} for job in results for record in job]
+    report_config = {
+        "bits": list(config.bits), "hash_mb": list(config.hash_mb), "policies": list(config.policies),
+        "depth": config.limit.depth, "movetime_ms": config.limit.movetime_ms,
+        "table": "fresh per position" if config.fresh else "kept across positions", "keys": config.keys,
+        **positions_config(config.common),
         "check_key": "independent 64-bit prng key set (Engine audit mode)",
         "prediction": "(compared - (hits - false_hits)) * 2**-min(bits, 64 - index_bits)",
     }  # fmt: skip
-    report = make_report("errors", config, rows + raw, summary)
-    _print_rates(rows)
+    return make_report("errors", report_config, rows + records, summarize(config, rows))
+
+
+def sections(config: ErrorsConfig) -> list[Section]:
+    """The printed table: measured false hits beside the prediction, per configuration."""
     columns = [
         ("policy", "policy"), ("hash_mb", "MB"), ("bits", "bits"), ("probes", "probes"),
         ("other_compared", "cmp other"), ("false_hits", "false"), ("predicted", "pred"),
         ("ratio", "meas/pred"),
     ]  # fmt: skip
-    what = f"depth {limits['depth']}" if "depth" in limits else f"{limits['movetime']} ms"
-    title = f"False hits (Newman's check key), {len(positions)} positions, {what}"
-    emit_sections(report, args, [("width", columns, title)], _plot)
+    title = f"False hits (Newman's check key), {len(config.common.positions)} positions, {config.limit.text()}"
+    return [("width", columns, title)]
 
 
-def _print_rates(rows: list[dict[str, Any]]) -> None:
+def run(args: argparse.Namespace) -> None:
+    """``lab errors``: configure, search, report, print and write."""
+    config = configure(args)
+    report = build_report(config, run_searches(search_jobs(config), config.common.jobs, "errors"))
+    print_rates(section(report, "width"))
+    emit(report, config.common, sections(config), plot_errors)
+
+
+def prediction_bits(bits: int, index_bits: int) -> int:
+    """Signature bits a comparison with a same-bucket position can still differ in."""
+    return min(bits, 64 - index_bits)
+
+
+def print_rates(rows: Sequence[Row]) -> None:
     """A second table: each rate measured, with its prediction beside it."""
     from rich.console import Console
     from rich.table import Table
@@ -405,28 +198,31 @@ def _print_rates(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         cells = [r["policy"], str(r["hash_mb"]), str(r["bits"])]
         for unit in ("probe", "hit", "node", "second"):
-            cells.append(f"{_g(r[f'fh_per_{unit}'])} ({_g(r[f'pred_per_{unit}'])})")
+            cells.append(f"{_two_digits(r[f'fh_per_{unit}'])} ({_two_digits(r[f'pred_per_{unit}'])})")
         table.add_row(*cells)
     Console().print(table)
 
 
-def _g(value: float | None) -> str:
+def _two_digits(value: float | None) -> str:
+    """Two significant digits, '-' for no value."""
     if value is None:
         return "-"
     return "0" if value == 0 else f"{value:.2g}"
 
 
-def _row(policy: str, mb: int, bits: int, group: list[dict[str, Any]]) -> dict[str, Any]:
+def width_row(policy: str, mb: int, bits: int, records: Sequence[SearchRecord]) -> Row:
+    """One configuration summed over its positions: counts, false hits, the prediction and every rate."""
+    group = [record.row() for record in records]
     names = ("nodes", "probes", "hits", "compared", "false_hits", "stores", "replacements", "time_ms")
     total = {name: sum(r[name] for r in group) for name in names}
     index_bits = group[0]["index_bits"] if group else 0
-    b = _prediction_bits(bits, index_bits)
+    b = prediction_bits(bits, index_bits)
     other = total["compared"] - (total["hits"] - total["false_hits"])
     predicted = other * 2.0**-b
     seconds = total["time_ms"] / 1000
     low, high = poisson_interval(total["false_hits"])
 
-    def per(value: float, base: float) -> float | None:
+    def per(value: float, base: float) -> float | None:  # a rate, None where nothing was counted
         return value / base if base else None
 
     row = {
@@ -463,15 +259,14 @@ def _row(policy: str, mb: int, bits: int, group: list[dict[str, Any]]) -> dict[s
     return row
 
 
-def _summary(rows: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
+def summarize(config: ErrorsConfig, rows: Sequence[Row]) -> dict[str, Any]:
+    """Fitted slopes (log2 false hits per added bit; expect -1), and measured against predicted in total.
+
+    Rows whose signature overlaps the index bits are left out: their comparisons are not ``2**-bits`` trials.
+    """
     summary: dict[str, Any] = {}
     usable = [r for r in rows if not r["overlap"]]
-    fit = poisson_slope(
-        [r["compared_bits"] for r in usable],
-        [r["false_hits"] for r in usable],
-        [r["other_compared"] for r in usable],
-        [(r["policy"], r["hash_mb"]) for r in usable],
-    )
+    fit = _fit_slope(usable, "other_compared")
     summary["slope_per_comparison_mle"] = fit[0] if fit else None
     summary["slope_per_comparison_se"] = fit[1] if fit else None
     summary["slope_dispersion"] = fit[2] if fit else None
@@ -479,25 +274,14 @@ def _summary(rows: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, 
         fit[1] * math.sqrt(max(1.0, fit[2])) if fit and math.isfinite(fit[2]) else None
     )
     narrowest = min((r["bits"] for r in usable), default=None)
-    rest = [r for r in usable if r["bits"] != narrowest]
-    trimmed = poisson_slope(
-        [r["compared_bits"] for r in rest],
-        [r["false_hits"] for r in rest],
-        [r["other_compared"] for r in rest],
-        [(r["policy"], r["hash_mb"]) for r in rest],
-    )
+    trimmed = _fit_slope([r for r in usable if r["bits"] != narrowest], "other_compared")
     summary["slope_without_narrowest"] = trimmed[0] if trimmed else None
     summary["slope_without_narrowest_se"] = trimmed[1] if trimmed else None
-    per_probe = poisson_slope(
-        [r["compared_bits"] for r in usable],
-        [r["false_hits"] for r in usable],
-        [r["probes"] for r in usable],
-        [(r["policy"], r["hash_mb"]) for r in usable],
-    )
+    per_probe = _fit_slope(usable, "probes")
     summary["slope_per_probe_mle"] = per_probe[0] if per_probe else None
     nonzero = [r for r in usable if r["false_hits"] > 0]
-    for policy in args.policies:
-        for mb in args.hash_mb:
+    for policy in config.policies:
+        for mb in config.hash_mb:
             group = [r for r in nonzero if r["policy"] == policy and r["hash_mb"] == mb]
             slope = ols_slope([r["bits"] for r in group], [math.log2(r["fh_per_probe"]) for r in group])
             summary[f"slope_ols_{policy}_{mb}MB"] = slope
@@ -510,11 +294,19 @@ def _summary(rows: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, 
     return summary
 
 
-def _plot(report: dict[str, Any], path: str) -> None:
-    import matplotlib
+def _fit_slope(rows: Sequence[Row], trials: str) -> tuple[float, float, float] | None:
+    """:func:`poisson_slope` of the false hits over the compared bits, ``trials`` per row, one intercept per table."""
+    return poisson_slope(
+        [r["compared_bits"] for r in rows],
+        [r["false_hits"] for r in rows],
+        [r[trials] for r in rows],
+        [(r["policy"], r["hash_mb"]) for r in rows],
+    )
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def plot_errors(report: Report, path: str) -> None:
+    """Left: false hits measured (95% interval) and predicted per width.  Right: the rate per probe."""
+    plt = pyplot()
 
     rows = section(report, "width")
     fig, (ax_count, ax_rate) = plt.subplots(1, 2, figsize=(13, 5.5))
@@ -563,6 +355,4 @@ def _plot(report: dict[str, Any], path: str) -> None:
     if slope is not None:
         title += f": fitted slope {slope:.3f} (log2 false hits per added bit; expect -1)"
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -21,7 +21,11 @@ Measured per truncation:
 
 Along games (64-bit keys): the Hamming distance between the keys of positions ``k`` plies apart
 in seeded random legal playouts, ``k`` = 1..32, and between random positions of different games,
-to test the thread's claim that positions close in the game have close (or far) keys.
+to test the claim in the thread "hashing function" (rec.games.chess.computer, Oct 2000) that
+positions close in the game have close (or should have far) keys.
+
+``--seed`` seeds the random playouts and the choice of the random pairs; ``--key-seed``
+seeds the ``prng`` key set.
 """
 
 from __future__ import annotations
@@ -30,14 +34,27 @@ import argparse
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from transpo.core.keys import RAW_KEYS, key_set, raw_key_set
-from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
 from transpo.core.position import Position
-from transpo.lab.common import Section, add_common_options, emit_sections, make_report, run_parallel, selected_positions
+from transpo.lab.options import (
+    Bounds,
+    CommonConfig,
+    add_common_options,
+    add_list_option,
+    checked,
+    choice_of,
+    common_config,
+    int_type,
+    parse_seed,
+)
+from transpo.lab.report import Report, Row, Section, emit, make_report, pyplot, save_figure
+from transpo.lab.runner import run_parallel
+from transpo.settings import DEFAULT_PRNG_SEED, KEY_SET_NAMES
 
 DEFAULT_WIDTHS = (16, 32, 64)
 DEFAULT_DISTANCES = (1, 2, 4, 8, 16, 32)
@@ -213,7 +230,8 @@ def key_name(index: int) -> str:
     return "white to move"
 
 
-def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: np.ndarray) -> list[dict[str, Any]]:
+def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: np.ndarray) -> list[Row]:
+    """Per width and end of one key set: rank, dependent subsets, distances, balance, linear complexity."""
     rows = []
     for bits in widths:
         for end in ("high", "low") if bits < 64 else ("full",):
@@ -224,9 +242,7 @@ def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: n
             distances = pairwise_hamming(t)
             balance = bit_balance(t, bits)
             columns = range(64 - bits, 64) if end == "high" else range(bits)
-            examples = [
-                [key_name(int(i)) for i in subset] for size in sorted(deps) for subset in deps[size][:3]
-            ][:6]
+            examples = [[key_name(int(i)) for i in subset] for size in sorted(deps) for subset in deps[size][:3]][:6]
             rows.append(
                 {
                     "section": "table",
@@ -255,7 +271,8 @@ def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: n
     return rows
 
 
-def _table_task(item: tuple[str, int, tuple[int, ...]]) -> tuple[list[dict[str, Any]], list[int]]:
+def _table_task(item: tuple[str, int, tuple[int, ...]]) -> tuple[list[Row], list[int]]:
+    """The table rows and column complexities of one key set (name, prng seed, widths), for the process pool."""
     name, key_seed, widths = item
     keys = raw_key_set(name, key_seed)
     complexity = column_complexities(keys)
@@ -291,7 +308,11 @@ def playout(item: tuple[str, int, int, int, tuple[str, ...], int]) -> dict[str, 
 
 def distance_rows(
     games: list[dict[str, Any]], names: Sequence[str], distances: Sequence[int], seed: int, random_pairs: int
-) -> list[dict[str, Any]]:
+) -> list[Row]:
+    """Per key set and ply gap (and ``random``: pairs from different games): Hamming distances of the keys.
+
+    ``seed`` seeds the choice of the random pairs.
+    """
     rows = []
     rng = np.random.default_rng([seed, 7])
     # Random pairs of positions from different games (the "far apart" baseline), shared by all key sets.
@@ -311,7 +332,7 @@ def distance_rows(
                     if gi["ids"][ply[i]] == gj["ids"][ply[j]]:
                         same += 1
                         continue
-                    values.append(bin(gi["keys"][name][ply[i]] ^ gj["keys"][name][ply[j]]).count("1"))
+                    values.append((gi["keys"][name][ply[i]] ^ gj["keys"][name][ply[j]]).bit_count())
             else:
                 for g in games:
                     ids, keys = g["ids"], g["keys"][name]
@@ -319,7 +340,7 @@ def distance_rows(
                         if ids[t] == ids[t + k]:
                             same += 1  # the same position again (a repetition): distance 0 by definition
                             continue
-                        values.append(bin(keys[t] ^ keys[t + k]).count("1"))
+                        values.append((keys[t] ^ keys[t + k]).bit_count())
             d = np.array(values, dtype=np.int64)
             collided = int((d == 0).sum())
             rows.append(
@@ -382,10 +403,7 @@ SECTIONS: tuple[Section, ...] = (
 
 def plot_keys(report: dict[str, Any], path: str) -> None:
     """Left: mean (± std) and minimum distance against plies apart.  Right: distance histograms at k = 1."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = [r for r in report["rows"] if r["section"] == "games"]
     names = list(dict.fromkeys(r["key_set"] for r in rows))
@@ -394,8 +412,15 @@ def plot_keys(report: dict[str, Any], path: str) -> None:
         mine = [r for r in rows if r["key_set"] == name and r["pairs"]]
         labels = [str(r["k"]) for r in mine]
         x = np.arange(len(mine)) + (number - (len(names) - 1) / 2) * 0.12
-        left.errorbar(x, [r["mean"] for r in mine], yerr=[r["std"] for r in mine], fmt="o-", capsize=3,
-                      color=f"C{number}", label=f"{name}: mean ± std")
+        left.errorbar(
+            x,
+            [r["mean"] for r in mine],
+            yerr=[r["std"] for r in mine],
+            fmt="o-",
+            capsize=3,
+            color=f"C{number}",
+            label=f"{name}: mean ± std",
+        )
         left.plot(x, [r["min"] for r in mine], "v", color=f"C{number}", label=f"{name}: minimum")
         left.set_xticks(np.arange(len(mine)), labels)
     left.axhline(32, color="grey", ls="--", lw=0.8)
@@ -417,49 +442,79 @@ def plot_keys(report: dict[str, Any], path: str) -> None:
     right.set_ylabel("fraction of pairs")
     right.set_title("Distance between consecutive positions")
     right.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 # --- command -------------------------------------------------------------------------
 
 
-def build_report(args: argparse.Namespace) -> dict[str, Any]:
-    names = list(dict.fromkeys(args.key_sets))
-    if any(not 1 <= b <= 64 for b in args.widths):
-        raise ValueError("--widths must be 1..64")
-    if any(k < 1 for k in args.distances) or args.games < 1 or args.plies < 1:
-        raise ValueError("--distances, --games and --plies must be positive")
-    positions = selected_positions(args)
-    config = {
+@dataclass(frozen=True)
+class KeysConfig:
+    """A checked ``lab keys`` run."""
+
+    common: CommonConfig
+    key_sets: tuple[str, ...]
+    key_seed: int  # of the prng key set
+    widths: tuple[int, ...]
+    distances: tuple[int, ...]
+    games: int
+    plies: int
+    random_pairs: int
+
+
+def configure(args: argparse.Namespace) -> KeysConfig:
+    """The checked configuration of a ``lab keys`` run."""
+    return KeysConfig(
+        common=common_config(args),
+        key_sets=tuple(dict.fromkeys(args.key_sets)),
+        key_seed=args.key_seed,
+        widths=tuple(args.widths),
+        distances=tuple(args.distances),
+        games=args.games,
+        plies=args.plies,
+        random_pairs=args.random_pairs,
+    )
+
+
+def build_report(config: KeysConfig) -> Report:
+    """Measure the key tables and play the random games (over ``--jobs`` processes); rows and summary."""
+    names = list(config.key_sets)
+    positions = config.common.positions
+    report_config = {
         "key_sets": names,
-        "key_seed": args.key_seed,
-        "widths": list(args.widths),
+        "key_seed": config.key_seed,
+        "widths": list(config.widths),
         "truncation": "high = key >> (64 - b) (signature bits), low = key & (2^b - 1) (index bits)",
         "max_subset": MAX_SUBSET,
-        "distances": list(args.distances),
-        "games": args.games,
-        "plies": args.plies,
-        "random_pairs": args.random_pairs,
-        "positions": args.positions or "built-in",
+        "distances": list(config.distances),
+        "games": config.games,
+        "plies": config.plies,
+        "random_pairs": config.random_pairs,
+        "positions": config.common.positions_file or "built-in",
         "position_count": len(positions),
-        "seed": args.seed,
-        "jobs": args.jobs,
+        "seed": config.common.seed,
+        "jobs": config.common.jobs,
     }
-    tables = {name: raw_key_set(name, args.key_seed) for name in names}
-    widths = tuple(sorted(set(args.widths)))
-    measured = run_parallel(_table_task, [(name, args.key_seed, widths) for name in names], args.jobs, "key tables")
-    rows: list[dict[str, Any]] = [row for table, _ in measured for row in table]
+    jobs = config.common.jobs
+    widths = tuple(sorted(set(config.widths)))
+    measured = run_parallel(_table_task, [(name, config.key_seed, widths) for name in names], jobs, "key tables")
+    rows: list[Row] = [row for table, _ in measured for row in table]
     complexity = {name: np.array(c) for name, (_, c) in zip(names, measured, strict=True)}
     items = [
-        (positions[g % len(positions)][0], args.seed, g, args.plies, tuple(names), args.key_seed)
-        for g in range(args.games)
+        (positions[g % len(positions)][0], config.common.seed, g, config.plies, tuple(names), config.key_seed)
+        for g in range(config.games)
     ]
-    games = run_parallel(playout, items, args.jobs, "random playouts")
-    rows += distance_rows(games, names, args.distances, args.seed, args.random_pairs)
+    games = run_parallel(playout, items, jobs, "random playouts")
+    rows += distance_rows(games, names, config.distances, config.common.seed, config.random_pairs)
+    return make_report("keys", report_config, rows, summarize(config, rows, complexity, games))
+
+
+def summarize(
+    config: KeysConfig, rows: Sequence[Row], complexity: dict[str, np.ndarray], games: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """Per key set: the 64-bit rank and smallest dependency, game distances, linear complexity, Knuth's lag triples."""
     summary: dict[str, Any] = {}
-    for name in names:
+    for name in config.key_sets:
         full = [r for r in rows if r["section"] == "table" and r["key_set"] == name and r["bits"] == 64]
         if full:
             summary[f"{name}_rank64"] = full[0]["rank"]
@@ -467,32 +522,35 @@ def build_report(args: argparse.Namespace) -> dict[str, Any]:
         means = [r["mean"] for r in rows if r["section"] == "games" and r["key_set"] == name and r["mean"] is not None]
         summary[f"{name}_game_distance_mean_range"] = f"{min(means):.2f}..{max(means):.2f}"
         summary[f"{name}_min_column_linear_complexity"] = int(complexity[name].min())
-        summary[f"{name}_lag_24_55_triple_weight"] = float(popcount(lag_triples(tables[name])).mean())
+        keys = raw_key_set(name, config.key_seed)
+        summary[f"{name}_lag_24_55_triple_weight"] = float(popcount(lag_triples(keys)).mean())
     summary["plies_recorded"] = sum(len(g["ids"]) for g in games)
-    return make_report("keys", config, rows, summary)
+    return summary
 
 
 def run(args: argparse.Namespace) -> None:
-    emit_sections(build_report(args), args, SECTIONS, plot_keys)
+    """``lab keys``: configure, measure, print and write."""
+    config = configure(args)
+    emit(build_report(config), config.common, SECTIONS, plot_keys)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``lab keys``."""
     parser = subparsers.add_parser(
         "keys",
         help="key-set quality: GF(2) rank, small dependent subsets, Hamming distances, distances along games",
         description=__doc__.split("\n\n")[0],
     )
-    parser.add_argument("--key-sets", nargs="+", choices=KEY_SET_NAMES, default=list(KEY_SET_NAMES), metavar="SET",
-                        help=f"key sets to measure (default: {' '.join(KEY_SET_NAMES)})")
-    parser.add_argument("--key-seed", type=lambda s: int(s, 0), default=DEFAULT_PRNG_SEED,
-                        help="seed of the prng key set (default: the engine's)")
-    parser.add_argument("--widths", type=int, nargs="+", default=list(DEFAULT_WIDTHS), metavar="B",
-                        help="truncation widths in bits (default 16 32 64)")
-    parser.add_argument("--distances", type=int, nargs="+", default=list(DEFAULT_DISTANCES), metavar="K",
-                        help="plies apart (default 1 2 4 8 16 32)")
-    parser.add_argument("--games", type=int, default=96, help="random playouts (default 96, cycling over positions)")
-    parser.add_argument("--plies", type=int, default=80, help="plies per playout (default 80)")
-    parser.add_argument("--random-pairs", type=int, default=20000,
-                        help="pairs of positions from different games for the baseline (default 20000)")
-    add_common_options(parser)
+    add_list_option(parser, "--key-sets", KEY_SET_NAMES, "key sets to measure", choice_of("key set", KEY_SET_NAMES))
+    parser.add_argument("--key-seed", type=checked(parse_seed), default=DEFAULT_PRNG_SEED,
+                        help="seed of the prng key set (default: the engine's)")  # fmt: skip
+    add_list_option(parser, "--widths", DEFAULT_WIDTHS, "truncation widths in bits", bounds=Bounds("width", 1, 64))
+    add_list_option(parser, "--distances", DEFAULT_DISTANCES, "plies apart", bounds=Bounds("plies apart", 1))
+    parser.add_argument("--games", type=int_type(Bounds("games", 1)), default=96,
+                        help="random playouts (default 96, cycling over positions)")  # fmt: skip
+    parser.add_argument("--plies", type=int_type(Bounds("plies", 1)), default=80,
+                        help="plies per playout (default 80)")  # fmt: skip
+    parser.add_argument("--random-pairs", type=int_type(Bounds("random pairs", 1)), default=20000,
+                        help="pairs of positions from different games for the baseline (default 20000)")  # fmt: skip
+    add_common_options(parser, "seed of the random playouts and of the random pairs")
     parser.set_defaults(func=run)

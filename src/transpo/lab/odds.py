@@ -1,4 +1,4 @@
-"""``transpo lab odds``: the closed-form arithmetic of hash collisions, and the seed threads checked.
+"""``transpo lab odds``: the closed-form arithmetic of hash collisions, and the old threads' figures checked.
 
 Three questions, each answered by a formula (and the first one also by a seeded
 Monte Carlo run, so the formula is not taken on trust):
@@ -16,8 +16,13 @@ Monte Carlo run, so the formula is not taken on trust):
   where ``e = min(signature bits, 64 - index bits)``: the bucket index already fixes
   the low key bits, so signature bits that overlap them tell nothing apart.
 
+The claims checked come from the thread "hashing function" (rec.games.chess.computer,
+Oct 2000: Chris Mayer, Urban Koistinen) and Dan Newman's post on measuring hash
+errors (Computer Chess Club, 10 Oct 1997).  Each is a :class:`~transpo.lab.claims.Claim`
+and its verdict is computed by comparing the recomputed figure with it.
+
 Rows carry a ``section`` (``birthday``, ``montecarlo``, ``claim``, ``false-hits``);
-each section prints as its own table.
+each section prints as its own table.  ``--seed`` seeds the Monte Carlo run.
 """
 
 from __future__ import annotations
@@ -25,19 +30,35 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from transpo.lab.common import Section, add_common_options, emit_sections, make_report, run_parallel
+from transpo.lab.claims import Claim, Verdict, judge
+from transpo.lab.options import (
+    Bounds,
+    CommonConfig,
+    add_common_options,
+    add_list_option,
+    common_config,
+    float_type,
+    int_type,
+)
+from transpo.lab.report import Report, Row, Section, emit, make_report, pyplot, save_figure
+from transpo.lab.runner import run_parallel
 
 SECONDS_PER_YEAR = 365.25 * 86400
 DEFAULT_BITS = (16, 32, 48, 64)
 DEFAULT_SIGNATURE_BITS = (16, 24, 32, 40, 48, 64)
 DEFAULT_MC_BITS = (16, 24, 32)
 MC_BATCH = 25  # Monte Carlo trials per parallel task
+MC_STANDARD_ERRORS = 3  # the Monte Carlo agrees with the formula within this many standard errors
+KEY_BITS = Bounds("key bits", 1, 64)
+MC_BITS = Bounds("Monte Carlo key bits", 4, 40)  # the Monte Carlo stores ~sqrt(2^bits) keys
+PROBABILITY = Bounds("probability", 0, 1, low_open=True, high_open=True)
 
-# Dan Newman's measurements (seed 003): total hash bits (index + key) -> errors/s he saw,
+# Dan Newman's measurements (Computer Chess Club, 10 Oct 1997): total hash bits (index + key) -> errors/s he saw,
 # as (low, high).  At 41 bits he saw "only 3 errors over a few minutes": read as 3 in 180 s.
 NEWMAN_INDEX_BITS = 20
 NEWMAN_KNPS = (70e3, 120e3)
@@ -172,6 +193,7 @@ def first_collisions(bits: int, seed: int, trials: Sequence[int]) -> list[int]:
 
 
 def _mc_task(item: tuple[int, int, tuple[int, ...]]) -> list[int]:
+    """:func:`first_collisions` of one batch (width, seed, trial numbers), for the process pool."""
     bits, seed, trials = item
     return first_collisions(bits, seed, trials)
 
@@ -179,7 +201,8 @@ def _mc_task(item: tuple[int, int, tuple[int, ...]]) -> list[int]:
 # --- rows --------------------------------------------------------------------------
 
 
-def birthday_rows(bits_list: Sequence[int], probability: float) -> list[dict[str, Any]]:
+def birthday_rows(bits_list: Sequence[int], probability: float) -> list[Row]:
+    """Per width: keys for ``probability`` by the square-root form and by the exact product."""
     rows = []
     for bits in bits_list:
         n = birthday_keys(bits, probability)
@@ -203,9 +226,11 @@ def birthday_rows(bits_list: Sequence[int], probability: float) -> list[dict[str
     return rows
 
 
-def montecarlo_rows(
-    bits_list: Sequence[int], probability: float, trials: int, seed: int, jobs: int
-) -> list[dict[str, Any]]:
+def montecarlo_rows(bits_list: Sequence[int], probability: float, trials: int, seed: int, jobs: int) -> list[Row]:
+    """Per width: the fraction of seeded trials that collided within the exact ``n`` for ``probability``.
+
+    The verdict is "agrees" when that fraction lies within 3 standard errors of ``probability``.
+    """
     if not bits_list or trials <= 0:
         return []
     items = [
@@ -220,7 +245,9 @@ def montecarlo_rows(
         n_p = birthday_keys_exact(bits, probability)
         hit = float(np.mean(firsts <= n_p))
         se = math.sqrt(probability * (1 - probability) / len(firsts))
-        agrees = abs(hit - probability) <= 3 * se
+        formula = Claim("birthday bound", f"P(a repeat among {n_p:,} {bits}-bit keys) = {probability:g}", probability,
+                        "fraction of trials collided by then", absolute_tolerance=MC_STANDARD_ERRORS * se)  # fmt: skip
+        agrees = judge(formula, hit).holds
         rows.append(
             {
                 "section": "montecarlo",
@@ -236,100 +263,107 @@ def montecarlo_rows(
                 "median_predicted_text": number_text(birthday_keys(bits, 0.5)),
                 "mean_first_collision": float(firsts.mean()),
                 "mean_predicted": math.sqrt(math.pi / 2 * 2.0**bits) + 2 / 3,
-                "verdict": "agrees" if agrees else "DISAGREES",  # within 3 standard errors
+                "verdict": "agrees" if agrees else "DISAGREES",
             }
         )
     return rows
 
 
-def claim_rows() -> list[dict[str, Any]]:
-    """The seed threads' own figures, recomputed: claim, thread's figure, correct figure, verdict (+ note)."""
-    rows: list[dict[str, Any]] = []
+def claim_row(claim: Claim, verdict: Verdict, verdict_text: str, note: str, **extra: Any) -> Row:
+    """A ``claim`` row: who, the claim, the thread's figure, the correct one, the verdict and a note."""
+    return {
+        "section": "claim",
+        "who": claim.who,
+        "case": claim.statement,
+        "thread": claim.claimed,
+        "correct": verdict.figure,
+        "thread_text": number_text(claim.claimed),
+        "correct_text": number_text(verdict.figure),
+        "ratio": verdict.figure / claim.claimed if claim.claimed else None,
+        "verdict": verdict_text,
+        "note": note,
+        **extra,
+    }
 
-    def claim(who: str, case: str, thread: float, correct: float, verdict: str, note: str, **extra: Any) -> None:
-        rows.append(
-            {
-                "section": "claim",
-                "who": who,
-                "case": case,
-                "thread": thread,
-                "correct": correct,
-                "thread_text": number_text(thread),
-                "correct_text": number_text(correct),
-                "ratio": correct / thread if thread else None,
-                "verdict": verdict,
-                "note": note,
-                **extra,
-            }
-        )
 
-    for bits, said in ((32, 20_991.0), (64, 1.3e9)):
+def claim_rows() -> list[Row]:
+    """The threads' own figures, recomputed: claim, thread's figure, correct figure, computed verdict (+ note)."""
+    rows: list[Row] = []
+    for bits, said in ((32, "20,991"), (64, "1.3e9")):
         n95 = birthday_keys(bits, 0.95)
         n05 = birthday_keys(bits, 0.05)
-        claim(
-            "Mayer",
-            f"{bits}-bit keys stored for a 95% chance of a collision",
-            said,
-            n95,
-            "wrong: that is the 5% point",
+        claim = Claim.quoted("Mayer", f"{bits}-bit keys stored for a 95% chance of a collision", said,
+                             f"sqrt(2*2^{bits}*ln(1/(1-0.95)))", mistakes=(("the 5% point", n05),))  # fmt: skip
+        verdict = judge(claim, n95)
+        at_thread = collision_probability(int(claim.claimed), bits)
+        rows.append(claim_row(
+            claim, verdict, verdict.text,
             f"sqrt(2*2^{bits}*ln(1/0.95)) = {number_text(n05)}: with that many keys one is 95% sure of NO collision; "
-            f"the chance of one at {number_text(said)} keys is {collision_probability(int(said), bits):.3f}",
-            bits=bits,
-            n_keys_5pct=n05,
-            p_at_thread_figure=collision_probability(int(said), bits),
-        )
+            f"the chance of one at {number_text(claim.claimed)} keys is {at_thread:.3f}",
+            bits=bits, n_keys_5pct=n05, p_at_thread_figure=at_thread,
+        ))  # fmt: skip
     per_probe = 2.0**20 / 2.0**64
-    claim(
-        "Mayer",
-        "2^20 full entries, 64-bit keys: positions for a 95% chance of a false match",
-        1.67e13,
-        probes_until(0.95, per_probe),
-        "wrong: 0.95 EXPECTED matches",
+    expected = koistinen_exact(1, 1.67e13, 2.0**44)
+    claim = Claim.quoted(
+        "Mayer", "2^20 full entries, 64-bit keys: positions for a 95% chance of a false match", "1.67e13",
+        "probes until P(a false match) = 0.95, 2^20/2^64 per probe",
+        mistakes=((f"0.95 EXPECTED matches (P = {expected:.0%})", 0.95 / per_probe),),
+    )  # fmt: skip
+    verdict = judge(claim, probes_until(0.95, per_probe))
+    rows.append(claim_row(
+        claim, verdict, verdict.text,
         "1.67e13 = 0.95*2^44, where 0.95 false matches are expected (P = 61%); the 95% point is ln(20)*2^44; "
         f"his equation (1-2^-44)^N = 0.95 solves for P = 5%: N = {number_text(probes_until(0.05, per_probe))}",
-        per_probe=per_probe,
-        n_expected_095=0.95 / per_probe,
-        p_at_thread_figure=koistinen_exact(1, 1.67e13, 2.0**44),
+        per_probe=per_probe, n_expected_095=0.95 / per_probe, p_at_thread_figure=expected,
         n_5pct=probes_until(0.05, per_probe),
-    )
+    ))  # fmt: skip
     exact = koistinen_exact(1, 2.0**32, 2.0**40)
-    claim(
-        "Koistinen",
-        "s=1, p=2^32, h=2^40: chance of a crash",
-        1 / 256,
-        koistinen(1, 2.0**32, 2.0**40),
-        f"holds (exact {exact:.6f})",
-        "s*p/h = 2^-8 exactly; 1-(1-2^-40)^(2^32) = 1-exp(-1/256) is 0.2% lower",
-        exact=exact,
-    )
+    claim = Claim("Koistinen", "s=1, p=2^32, h=2^40: chance of a crash", 1 / 256, "s*p/h")
+    verdict = judge(claim, koistinen(1, 2.0**32, 2.0**40))
+    note = "s*p/h = 2^-8 exactly; 1-(1-2^-40)^(2^32) = 1-exp(-1/256) is 0.2% lower"
+    rows.append(claim_row(claim, verdict, f"{verdict.text} (exact {exact:.6f})", note, exact=exact))
     rate53 = 750.0 / 2.0 ** (53 - 29)
     rate64 = 750.0 / 2.0 ** (64 - 29)
-    claim("Newman", "750 errors/s at 29 bits, halved per bit: errors/s at 53 bits", 4.47e-5, rate53,
-          "holds", "750 / 2^24 per second")
-    claim("Newman", "errors/hour at 53 bits", 0.16, rate53 * 3600, "holds", "750 / 2^24 * 3600")
-    claim("Newman", "errors/year at 64 bits", 0.7, rate64 * SECONDS_PER_YEAR, "holds", "750 / 2^35 * 3.156e7")
-    # His own measurements at 33..41 bits against the halving law.
+    for statement, said, figure, note in (
+        ("750 errors/s at 29 bits, halved per bit: errors/s at 53 bits", "4.47e-5", rate53, "750 / 2^24 per second"),
+        ("errors/hour at 53 bits", "0.16", rate53 * 3600, "750 / 2^24 * 3600"),
+        ("errors/year at 64 bits", "0.7", rate64 * SECONDS_PER_YEAR, "750 / 2^35 * 3.156e7"),
+    ):
+        claim = Claim.quoted("Newman", statement, said, note)
+        verdict = judge(claim, figure)
+        rows.append(claim_row(claim, verdict, verdict.text, note))
+    rows.append(newman_data_row())
+    return rows
+
+
+def newman_data_row() -> Row:
+    """Newman's own measurements at 33..41 bits against his halving law and his 750/s anchor at 29 bits."""
     mids = {bits: (low + high) / 2 for bits, (low, high) in NEWMAN_DATA.items()}
     xs = np.array([b for b in mids if b > 29], dtype=float)
     slope, intercept = np.polyfit(xs, np.log2([mids[b] for b in xs]), 1)
-    claim(
-        "Newman",
-        "errors/year at 64 bits from his own 33/37/41-bit data (least squares on log2)",
-        0.7,
-        2.0 ** (intercept + slope * 64) * SECONDS_PER_YEAR,
-        "halving holds; 750/s anchor high",
-        f"rate falls x{2 ** -slope:.2f} per bit from 33 to 41 bits; that line gives "
-        f"{2.0 ** (intercept + slope * 29):.0f}/s at 29 bits, not 750 (range midpoints; 41 bits read as 3 in 180 s)",
+    at29 = float(2.0 ** (intercept + slope * 29))
+    halving = judge(Claim("Newman", "each added bit halves the error rate", 2.0,
+                          "factor per bit of the least-squares line through his 33/37/41-bit rates",
+                          absolute_tolerance=0.2), 2.0**-slope)  # fmt: skip
+    anchor = judge(Claim.quoted("Newman", "750 errors/s at 29 bits", "750", "that line at 29 bits"), at29)
+    claim = Claim("Newman", "errors/year at 64 bits from his own 33/37/41-bit data (least squares on log2)", 0.7,
+                  "that line at 64 bits")  # fmt: skip
+    return claim_row(
+        claim,
+        judge(claim, float(2.0 ** (intercept + slope * 64) * SECONDS_PER_YEAR)),
+        f"halving {halving.short}; 750/s anchor {anchor.short}",
+        f"rate falls x{2**-slope:.2f} per bit from 33 to 41 bits; that line gives "
+        f"{at29:.0f}/s at 29 bits, not 750 (range midpoints; 41 bits read as 3 in 180 s)",
         slope_log2_per_bit=float(slope),
         intercept_log2=float(intercept),
-        rate_at_29_from_fit=float(2.0 ** (intercept + slope * 29)),
+        rate_at_29_from_fit=at29,
     )
-    return rows
 
 
 def false_hit_rows(
     signature_bits: Sequence[int], nps: float, probes_per_node: float, slots: int, entries: int
-) -> list[dict[str, Any]]:
+) -> list[Row]:
+    """Per signature width: false hits per probe, second and hour of a full table, and one every how long."""
     rows = []
     for bits in signature_bits:
         eff = effective_signature_bits(bits, entries, slots)
@@ -410,10 +444,7 @@ SECTIONS: tuple[Section, ...] = (
 
 def plot_odds(report: dict[str, Any], path: str) -> None:
     """Left: collision chance vs stored keys per bit width, the thread's cases marked.  Right: Newman's data."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     config = report["config"]
     probability = config["probability"]
@@ -424,20 +455,27 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
         p = -np.expm1(-n * (n - 1) / (2 * 2.0**bits))
         left.plot(n, p, label=f"{bits}-bit keys")
     probes = np.logspace(10.5, 15, 400)
-    left.plot(probes, -np.expm1(-probes / 2.0**44), "k--", lw=1,
-              label="2^20 entries full,\n64 bits: false match\nin n probes")
+    left.plot(
+        probes, -np.expm1(-probes / 2.0**44), "k--", lw=1, label="2^20 entries full,\n64 bits: false match\nin n probes"
+    )
     left.axhline(probability, color="grey", ls="--", lw=0.8)
     left.axhline(1 - probability, color="grey", ls=":", lw=0.8)
     for row in report["rows"]:
         if row["section"] != "claim" or "p_at_thread_figure" not in row:
             continue
         left.plot(row["thread"], row["p_at_thread_figure"], "rx", ms=9, mew=2)
-        left.annotate(f"Mayer {row['thread_text']}\nP={row['p_at_thread_figure']:.2f}",
-                      (row["thread"], row["p_at_thread_figure"]), textcoords="offset points", xytext=(7, -22),
-                      color="red", fontsize=7)
+        left.annotate(
+            f"Mayer {row['thread_text']}\nP={row['p_at_thread_figure']:.2f}",
+            (row["thread"], row["p_at_thread_figure"]),
+            textcoords="offset points",
+            xytext=(7, -22),
+            color="red",
+            fontsize=7,
+        )
         left.plot(row["correct"], 0.95, "ko", mfc="none", ms=8)
-        left.annotate(row["correct_text"], (row["correct"], 0.95), textcoords="offset points", xytext=(6, -12),
-                      fontsize=7)
+        left.annotate(
+            row["correct_text"], (row["correct"], 0.95), textcoords="offset points", xytext=(6, -12), fontsize=7
+        )
     left.set_xscale("log")
     left.set_xlim(1, 10**top)
     left.set_xlabel("keys stored (or probes of a full table)")
@@ -449,9 +487,14 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
     right.plot(bits, 750.0 / 2.0 ** (bits - 29), "C1-", label="Newman: 750/s at 29 bits, halved per bit")
     for knps in NEWMAN_KNPS:
         right.plot(bits, knps / 2.0 ** (bits - NEWMAN_INDEX_BITS), "C0:", lw=1)
-    right.fill_between(bits, NEWMAN_KNPS[0] / 2.0 ** (bits - NEWMAN_INDEX_BITS),
-                       NEWMAN_KNPS[1] / 2.0 ** (bits - NEWMAN_INDEX_BITS), color="C0", alpha=0.15,
-                       label="s·p/h: 70-120k probes/s, s=1, 20 index bits")
+    right.fill_between(
+        bits,
+        NEWMAN_KNPS[0] / 2.0 ** (bits - NEWMAN_INDEX_BITS),
+        NEWMAN_KNPS[1] / 2.0 ** (bits - NEWMAN_INDEX_BITS),
+        color="C0",
+        alpha=0.15,
+        label="s·p/h: 70-120k probes/s, s=1, 20 index bits",
+    )
     for b, (low, high) in NEWMAN_DATA.items():
         mid = (low + high) / 2
         right.errorbar([b], [mid], yerr=[[mid - max(low, mid / 100)], [high - mid]], fmt="ks", capsize=3)
@@ -462,79 +505,113 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
     right.set_title("Newman's error rates against the rule")
     right.legend(fontsize=8)
     right.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 # --- command -----------------------------------------------------------------------
 
 
-def build_report(args: argparse.Namespace) -> dict[str, Any]:
-    if getattr(args, "positions", None) or getattr(args, "limit", None):
-        raise ValueError("lab odds is pure arithmetic: it uses no positions (--positions/--limit)")
-    if not 0 < args.probability < 1:
-        raise ValueError("--probability must be between 0 and 1")
-    if any(not 1 <= b <= 64 for b in args.bits) or any(not 1 <= b <= 64 for b in args.signature_bits):
-        raise ValueError("bit widths must be 1..64")
-    if any(not 4 <= b <= 40 for b in args.mc_bits):
-        raise ValueError("--mc-bits must be 4..40 (the Monte Carlo stores ~sqrt(2^bits) keys)")
-    if args.slots < 1 or args.entries < args.slots or args.nps <= 0 or args.probes_per_node <= 0:
-        raise ValueError("--slots, --entries, --nps and --probes-per-node must be positive (entries >= slots)")
-    config = {
-        "bits": list(args.bits),
-        "probability": args.probability,
-        "nps": args.nps,
-        "entries": args.entries,
-        "slots": args.slots,
-        "signature_bits": list(args.signature_bits),
-        "probes_per_node": args.probes_per_node,
-        "mc_bits": list(args.mc_bits),
-        "trials": args.trials,
-        "seed": args.seed,
-        "jobs": args.jobs,
+@dataclass(frozen=True)
+class OddsConfig:
+    """A checked ``lab odds`` run: the table and search it describes, and the Monte Carlo check."""
+
+    common: CommonConfig
+    bits: tuple[int, ...]
+    probability: float
+    nps: float
+    entries: int
+    slots: int
+    signature_bits: tuple[int, ...]
+    probes_per_node: float
+    mc_bits: tuple[int, ...]
+    trials: int
+
+
+def configure(args: argparse.Namespace) -> OddsConfig:
+    """The checked configuration of a ``lab odds`` run (no positions: it is arithmetic)."""
+    common = common_config(args, uses_positions=False)
+    if args.entries < args.slots:
+        raise ValueError(f"--entries ({args.entries}) must be at least --slots ({args.slots})")
+    return OddsConfig(
+        common=common,
+        bits=tuple(args.bits),
+        probability=args.probability,
+        nps=args.nps,
+        entries=args.entries,
+        slots=args.slots,
+        signature_bits=tuple(args.signature_bits),
+        probes_per_node=args.probes_per_node,
+        mc_bits=tuple(args.mc_bits),
+        trials=args.trials,
+    )
+
+
+def build_report(config: OddsConfig) -> Report:
+    """Every section's rows and the headline figures (the Monte Carlo runs over ``--jobs`` processes)."""
+    report_config = {
+        "bits": list(config.bits),
+        "probability": config.probability,
+        "nps": config.nps,
+        "entries": config.entries,
+        "slots": config.slots,
+        "signature_bits": list(config.signature_bits),
+        "probes_per_node": config.probes_per_node,
+        "mc_bits": list(config.mc_bits),
+        "trials": config.trials,
+        "seed": config.common.seed,
+        "jobs": config.common.jobs,
     }
-    rows = birthday_rows(args.bits, args.probability)
-    rows += montecarlo_rows(args.mc_bits, args.probability, args.trials, args.seed, args.jobs)
-    rows += false_hit_rows(args.signature_bits, args.nps, args.probes_per_node, args.slots, args.entries)
+    rows = birthday_rows(config.bits, config.probability)
+    rows += montecarlo_rows(config.mc_bits, config.probability, config.trials, config.common.seed, config.common.jobs)
+    rows += false_hit_rows(config.signature_bits, config.nps, config.probes_per_node, config.slots, config.entries)
     rows += claim_rows()
+    return make_report("odds", report_config, rows, summarize(config, rows))
+
+
+def summarize(config: OddsConfig, rows: Sequence[Row]) -> dict[str, Any]:
+    """The headline figures: keys for the probability at 32 and 64 bits, the threads' cases, claims found wrong."""
     summary: dict[str, Any] = {}
     for bits in (32, 64):
-        summary[f"keys_for_{args.probability:g}_at_{bits}_bits"] = birthday_keys(bits, args.probability)
+        summary[f"keys_for_{config.probability:g}_at_{bits}_bits"] = birthday_keys(bits, config.probability)
     summary["koistinen_s1_p2^32_h2^40"] = koistinen(1, 2.0**32, 2.0**40)
     summary["mayer_1M_entries_95pct_positions"] = probes_until(0.95, 2.0**-44)
-    full = max(args.signature_bits)
-    summary[f"false_hits_per_hour_at_{full}_signature_bits"] = false_hits_per_second(
-        args.nps, args.probes_per_node, args.slots, full, args.entries
-    ) * 3600
+    full = max(config.signature_bits)
+    summary[f"false_hits_per_hour_at_{full}_signature_bits"] = (
+        false_hits_per_second(config.nps, config.probes_per_node, config.slots, full, config.entries) * 3600
+    )
     summary["claims_wrong"] = sum(1 for r in rows if r["section"] == "claim" and r["verdict"].startswith("wrong"))
-    return make_report("odds", config, rows, summary)
+    return summary
 
 
 def run(args: argparse.Namespace) -> None:
-    report = build_report(args)
-    emit_sections(report, args, SECTIONS, plot_odds)
+    """``lab odds``: configure, compute, print and write."""
+    config = configure(args)
+    emit(build_report(config), config.common, SECTIONS, plot_odds)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``lab odds``."""
     parser = subparsers.add_parser(
         "odds",
         help="collision arithmetic: birthday bound, Koistinen's s·p/h, false hits per second; the threads checked",
         description=__doc__.split("\n\n")[0],
     )
-    parser.add_argument("--bits", type=int, nargs="+", default=list(DEFAULT_BITS), metavar="B",
-                        help="key widths for the birthday bound (default 16 32 48 64)")
-    parser.add_argument("--probability", type=float, default=0.95, metavar="P",
-                        help="collision chance to solve for (default 0.95)")
-    parser.add_argument("--nps", type=float, default=1e6, help="nodes per second (default 1e6)")
-    parser.add_argument("--entries", type=int, default=4 * 2**20,
-                        help="table entries (default 4194304: 64 MB of 16-byte entries)")
-    parser.add_argument("--slots", type=int, default=4, help="slots compared per probe, i.e. per bucket (default 4)")
-    parser.add_argument("--signature-bits", type=int, nargs="+", default=list(DEFAULT_SIGNATURE_BITS), metavar="B",
-                        help="signature widths for the false-hit rates (default 16 24 32 40 48 64)")
-    parser.add_argument("--probes-per-node", type=float, default=1.0, help="table probes per node (default 1)")
-    parser.add_argument("--mc-bits", type=int, nargs="*", default=list(DEFAULT_MC_BITS), metavar="B",
-                        help="key widths for the Monte Carlo check (default 16 24 32; none to skip)")
-    parser.add_argument("--trials", type=int, default=400, help="Monte Carlo trials per width (default 400)")
-    add_common_options(parser)
+    add_list_option(parser, "--bits", DEFAULT_BITS, "key widths for the birthday bound", bounds=KEY_BITS)
+    parser.add_argument("--probability", type=float_type(PROBABILITY), default=0.95, metavar="P",
+                        help="collision chance to solve for (default 0.95)")  # fmt: skip
+    parser.add_argument("--nps", type=float_type(Bounds("nodes per second", 0, low_open=True)), default=1e6,
+                        help="nodes per second (default 1e6)")  # fmt: skip
+    parser.add_argument("--entries", type=int_type(Bounds("entries", 1)), default=4 * 2**20,
+                        help="table entries (default 4194304: 64 MB of 16-byte entries)")  # fmt: skip
+    parser.add_argument("--slots", type=int_type(Bounds("slots", 1)), default=4,
+                        help="slots compared per probe, i.e. per bucket (default 4)")  # fmt: skip
+    add_list_option(parser, "--signature-bits", DEFAULT_SIGNATURE_BITS, "signature widths for the false-hit rates",
+                    bounds=KEY_BITS)  # fmt: skip
+    parser.add_argument("--probes-per-node", type=float_type(Bounds("probes per node", 0, low_open=True)),
+                        default=1.0, help="table probes per node (default 1)")  # fmt: skip
+    add_list_option(parser, "--mc-bits", DEFAULT_MC_BITS, "key widths for the Monte Carlo check (no item: skip it)",
+                    bounds=MC_BITS, allow_empty=True)  # fmt: skip
+    parser.add_argument("--trials", type=int_type(Bounds("trials", 1)), default=400,
+                        help="Monte Carlo trials per width (default 400)")  # fmt: skip
+    add_common_options(parser, "seed of the Monte Carlo check (numpy generators seeded by seed, width, trial)")
     parser.set_defaults(func=run)

@@ -10,7 +10,8 @@ often the chosen move differs from the no-table move and from the reference
 with the fewest nodes to the fixed depths, summed over positions, depths and
 sizes.
 
-Fine #70 (``8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w``, the lecture's kind of position
+Fine #70 (``8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w``, the kind of position David Eppstein's
+lecture notes "Hashing and Move Ordering" (ICS 180A, UC Irvine, 1997) mean,
 where transpositions are everything) gets its own section: with and without
 the table, the depth, time and nodes at which ``Kb1`` (a1b1) is first chosen,
 first chosen with a winning score (``--fine70-win`` centipawns), and first
@@ -23,35 +24,83 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from transpo.lab.common import (
+from transpo.lab.options import (
+    SEARCH_DEPTH,
+    SEARCH_SEED_HELP,
+    Bounds,
+    CommonConfig,
     add_common_options,
-    emit_sections,
-    make_report,
-    run_parallel,
-    section,
-    seed_everything,
-    selected_positions,
-)
-from transpo.lab.errors import (
-    _warm_up,
+    add_key_option,
     add_list_option,
-    geometric_mean,
-    policy_list,
-    search_one,
-    search_positions,
+    add_policy_list,
+    common_config,
+    float_type,
+    int_type,
 )
+from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
+from transpo.lab.runner import (
+    EngineSettings,
+    SearchJob,
+    SearchLimit,
+    SearchRecord,
+    make_engine,
+    run_parallel,
+    run_searches,
+    warm_up,
+)
+from transpo.lab.stats import geometric_mean
+from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES
 
 DEFAULT_DEPTHS = (5, 7)
 DEFAULT_HASH_MB = (1, 64)
-ALL_POLICIES = ("always", "depth", "two-tier", "bucket")
 FINE70 = "8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w - - 0 1"
 FINE70_MOVE = "a1b1"
 NO_TABLE = "none"
+REFERENCE_POLICY = DEFAULT_POLICY  # with the largest table: the moves the others are compared with
+GAME_DEPTH = Bounds("game depth", 0, SEARCH_DEPTH.high)  # 0: no game section
+
+
+@dataclass(frozen=True)
+class TtGainConfig:
+    """A checked ``lab tt-gain`` run."""
+
+    common: CommonConfig
+    depths: tuple[int, ...]
+    hash_mb: tuple[int, ...]
+    policies: tuple[str, ...]
+    game_depth: int  # 0: no game section
+    fine70_seconds: float  # 0: no Fine #70 section
+    fine70_win: int  # centipawns
+    keys: str
+
+    def variants(self) -> list[tuple[str, int]]:
+        """(policy, MB) pairs, the no-table search first as (``none``, 0)."""
+        return [(NO_TABLE, 0)] + [(policy, mb) for policy in self.policies for mb in self.hash_mb]
+
+    @property
+    def reference(self) -> tuple[str, int]:
+        """The (policy, MB) whose moves the others are compared with."""
+        return (REFERENCE_POLICY if REFERENCE_POLICY in self.policies else self.policies[0], max(self.hash_mb))
+
+
+@dataclass(frozen=True)
+class Fine70Job:
+    """One timed search of Fine #70 with one table (``policy`` ``none``: no table)."""
+
+    policy: str
+    hash_mb: int
+    seconds: float
+    win_cp: int
+    keys: str
+    seed: int
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``lab tt-gain``."""
     parser = subparsers.add_parser(
         "tt-gain",
         help="node reduction of the table: every position with no table and with each policy and size",
@@ -60,107 +109,130 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "size; report nodes, time, node-reduction factors and changed moves, and when Fine #70's Kb1 is found."
         ),
     )
-    add_list_option(parser, "--depths", DEFAULT_DEPTHS, "fixed search depths")
-    add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB")
-    add_list_option(parser, "--policies", ALL_POLICIES, "replacement policies", policy_list)
-    parser.add_argument("--game-depth", type=int, metavar="D",
+    add_list_option(parser, "--depths", DEFAULT_DEPTHS, "fixed search depths", bounds=SEARCH_DEPTH)
+    add_list_option(parser, "--hash-mb", DEFAULT_HASH_MB, "table sizes in MB", bounds=HASH_MB)
+    add_policy_list(parser, POLICIES)
+    parser.add_argument("--game-depth", type=int_type(GAME_DEPTH), metavar="D",
                         help="depth of the game section: one table per policy and size kept through all "
                              "positions in turn, so stale entries pile up (default: the deepest of --depths; "
                              "0 skips it)")  # fmt: skip
-    parser.add_argument("--fine70-seconds", type=float, default=20.0, metavar="S",
+    parser.add_argument("--fine70-seconds", type=float_type(Bounds("Fine #70 time", 0)), default=20.0, metavar="S",
                         help="time cap of each Fine #70 search (default 20; 0 skips the section)")  # fmt: skip
-    parser.add_argument("--fine70-win", type=int, default=150, metavar="CP",
+    parser.add_argument("--fine70-win", type=int_type(Bounds("winning score")), default=150, metavar="CP",
                         help="score that counts as winning for Kb1 in Fine #70 (default 150 cp)")  # fmt: skip
-    add_common_options(parser)
+    add_key_option(parser)
+    add_common_options(parser, SEARCH_SEED_HELP)
     parser.set_defaults(func=run)
 
 
-def configurations(policies: list[str], sizes: list[int]) -> list[tuple[str, int]]:
-    """(policy, MB) pairs, the no-table search first as (``none``, 0)."""
-    return [(NO_TABLE, 0)] + [(policy, mb) for policy in policies for mb in sizes]
+def configure(args: argparse.Namespace) -> TtGainConfig:
+    """The checked configuration of a ``lab tt-gain`` run."""
+    return TtGainConfig(
+        common=common_config(args),
+        depths=tuple(args.depths),
+        hash_mb=tuple(args.hash_mb),
+        policies=tuple(args.policies),
+        game_depth=max(args.depths) if args.game_depth is None else args.game_depth,
+        fine70_seconds=args.fine70_seconds,
+        fine70_win=args.fine70_win,
+        keys=args.keys,
+    )
+
+
+def _engine(policy: str, mb: int) -> EngineSettings:
+    """The engine of a (policy, MB) variant; ``none`` has no table (a 1 MB one is allocated but never used)."""
+    return EngineSettings(hash_mb=1, use_tt=False) if policy == NO_TABLE else EngineSettings(hash_mb=mb, policy=policy)
+
+
+def fresh_jobs(config: TtGainConfig) -> list[SearchJob]:
+    """Every position at every depth with every variant, each on a fresh engine."""
+    return [
+        SearchJob(
+            positions=(position,),
+            first_index=number,
+            limit=SearchLimit(depth=depth),
+            engine=_engine(policy, mb),
+            keys=config.keys,
+            seed=config.common.seed,
+            tag={"policy": policy, "hash_mb": mb, "depth_limit": depth},
+        )
+        for depth in config.depths
+        for policy, mb in config.variants()
+        for number, position in enumerate(config.common.positions)
+    ]
+
+
+def game_jobs(config: TtGainConfig) -> list[SearchJob]:
+    """One engine per table variant through all positions in turn, its table kept (none without a game depth)."""
+    if not config.game_depth:
+        return []
+    return [
+        SearchJob(
+            positions=config.common.positions,
+            limit=SearchLimit(depth=config.game_depth),
+            engine=_engine(policy, mb),
+            keys=config.keys,
+            seed=config.common.seed,
+            carry_table=True,
+            tag={"policy": policy, "hash_mb": mb},
+        )
+        for policy, mb in config.variants()[1:]
+    ]
+
+
+def fine70_jobs(config: TtGainConfig) -> list[Fine70Job]:
+    """One timed Fine #70 search per variant (none without a time cap)."""
+    if config.fine70_seconds <= 0:
+        return []
+    return [Fine70Job(policy, mb, config.fine70_seconds, config.fine70_win, config.keys, config.common.seed)
+            for policy, mb in config.variants()]  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> None:
-    seed_everything(args.seed)
-    positions = selected_positions(args)
-    for depth in args.depths:
-        if not 1 <= depth <= 60:
-            raise ValueError(f"depths must be 1..60, not {depth}")
-    for mb in args.hash_mb:
-        if not 1 <= mb <= 65536:
-            raise ValueError(f"hash size must be 1..65536 MB, not {mb}")
-    if args.fine70_seconds < 0:
-        raise ValueError("--fine70-seconds must be >= 0")
-    game_depth = max(args.depths) if args.game_depth is None else args.game_depth
-    if not 0 <= game_depth <= 60:
-        raise ValueError("--game-depth must be 0..60")
-    configs = configurations(args.policies, args.hash_mb)
-    reference = ("bucket" if "bucket" in args.policies else args.policies[0], max(args.hash_mb))
+    """``lab tt-gain``: configure, search (fresh, game, Fine #70), report, print and write."""
+    config = configure(args)
+    fresh, games = fresh_jobs(config), game_jobs(config)
+    results = run_searches(fresh + games, config.common.jobs, "tt-gain")
+    fine70 = run_parallel(fine70_search, fine70_jobs(config), config.common.jobs, "tt-gain: Fine #70")
+    report = build_report(config, results[: len(fresh)], results[len(fresh) :], fine70)
+    emit(report, config.common, sections(config), plot_tt_gain)
 
-    specs: list[dict[str, Any]] = []
-    for depth in args.depths:
-        for policy, mb in configs:
-            engine = {"use_tt": False, "hash_mb": 1} if policy == NO_TABLE else {"hash_mb": mb, "policy": policy}
-            for number, (fen, name) in enumerate(positions):
-                specs.append({
-                    "kind": "search", "positions": [(fen, name)], "first": number, "limits": {"depth": depth},
-                    "engine": engine, "tag": {"policy": policy, "hash_mb": mb, "depth_limit": depth},
-                })  # fmt: skip
-    if game_depth:
-        for policy, mb in configs[1:]:
-            specs.append({
-                "kind": "game", "positions": positions, "carry": True, "limits": {"depth": game_depth},
-                "engine": {"hash_mb": mb, "policy": policy}, "tag": {"policy": policy, "hash_mb": mb},
-            })  # fmt: skip
-    if args.fine70_seconds > 0:
-        for policy, mb in configs:
-            specs.append({
-                "kind": "fine70", "policy": policy, "hash_mb": mb, "seconds": args.fine70_seconds,
-                "win": args.fine70_win,
-            })  # fmt: skip
-    results = run_parallel(_task, specs, args.jobs, "tt-gain")
-    raw = [r for r in results if r.get("kind") not in ("fine70", "game")]
-    fine70 = [r for r in results if r.get("kind") == "fine70"]
-    games = [r for r in results if r.get("kind") == "game"]
-    game_rows = _game_rows(games, game_depth)
 
+def build_report(
+    config: TtGainConfig,
+    fresh: Sequence[Sequence[SearchRecord]],
+    games: Sequence[Sequence[SearchRecord]],
+    fine70: Sequence[Row],
+) -> Report:
+    """``table`` rows per depth and variant, ``game`` rows, the ``fine70`` rows, the summary and the raw records."""
+    raw = [record.row() for job in fresh for record in job]
+    game_records = [[record.row() for record in job] for job in games]
+    game = game_rows(game_records, config.game_depth)
     rows = []
-    for depth in args.depths:
+    for depth in config.depths:
         base = {r["position"]: r for r in raw if r["depth_limit"] == depth and r["policy"] == NO_TABLE}
-        ref = {
-            r["position"]: r
-            for r in raw
-            if r["depth_limit"] == depth and (r["policy"], r["hash_mb"]) == reference
-        }
-        for policy, mb in configs:
+        ref = {r["position"]: r for r in raw
+               if r["depth_limit"] == depth and (r["policy"], r["hash_mb"]) == config.reference}  # fmt: skip
+        for policy, mb in config.variants():
             group = [r for r in raw if r["depth_limit"] == depth and r["policy"] == policy and r["hash_mb"] == mb]
-            rows.append(_row(depth, policy, mb, group, base, ref))
-    summary = _summary(rows, fine70, args, reference, game_rows)
-    deepest = max(args.depths)
-    game_records = [r for g in games for r in g["records"]]
-    for mb in args.hash_mb:
-        fresh = [r for r in raw if r["depth_limit"] == deepest and r["hash_mb"] == mb]
-        for label, records in ((f"fresh_d{deepest}", fresh), ("game", [r for r in game_records if r["hash_mb"] == mb])):
-            relative = relative_nodes(records, args.policies)
-            if relative:
-                summary[f"relative_nodes_{label}_{mb}MB"] = ", ".join(
-                    f"{p} {m:.3f}±{se:.3f}" for p, (m, se) in sorted(relative.items(), key=lambda kv: kv[1][0])
-                )
-    config = {
-        "depths": args.depths, "hash_mb": args.hash_mb, "policies": args.policies, "reference": list(reference),
-        "fine70_fen": FINE70, "fine70_seconds": args.fine70_seconds, "fine70_win_cp": args.fine70_win,
-        "seed": args.seed, "jobs": args.jobs, "positions_file": args.positions, "limit": args.limit,
-        "positions": [{"fen": f, "name": n} for f, n in positions], "table": "fresh engine per search",
-        "game_depth": game_depth, "game": "one engine per policy and size searches all positions in turn, table kept",
+            rows.append(table_row(depth, policy, mb, group, base, ref))
+    summary = summarize(config, rows, fine70, game, raw, [r for records in game_records for r in records])
+    report_config = {
+        "depths": list(config.depths), "hash_mb": list(config.hash_mb), "policies": list(config.policies),
+        "reference": list(config.reference), "fine70_fen": FINE70, "fine70_seconds": config.fine70_seconds,
+        "fine70_win_cp": config.fine70_win, "keys": config.keys, **positions_config(config.common),
+        "table": "fresh engine per search", "game_depth": config.game_depth,
+        "game": "one engine per policy and size searches all positions in turn, table kept",
     }  # fmt: skip
-    for record in raw:
-        record["section"] = "position"
-    for game in games:
-        for record in game["records"]:
-            record["section"] = "game position"
-            raw.append(record)
-    report = make_report("tt-gain", config, rows + game_rows + fine70 + raw, summary)
-    columns = [
+    records = [{**r, "section": "position"} for r in raw]
+    records += [{**r, "section": "game position"} for job in game_records for r in job]
+    return make_report("tt-gain", report_config, rows + game + list(fine70) + records, summary)
+
+
+def sections(config: TtGainConfig) -> list[Section]:
+    """The printed tables: Fine #70, the table gain per depth and variant, and the game."""
+    count = len(config.common.positions)
+    table_columns = [
         ("depth", "depth"), ("policy", "policy"), ("hash_mb", "MB"), ("nodes", "nodes"), ("time_s", "time s"),
         ("reduction_geomean", "reduction (geo)"), ("reduction_of_sums", "reduction (sum)"),
         ("move_differs_from_none", "≠ no-table"), ("move_differs_from_ref", "≠ ref"),
@@ -171,27 +243,19 @@ def run(args: argparse.Namespace) -> None:
         ("hits", "hits"), ("cutoffs", "cutoffs"),
     ]  # fmt: skip
     fine70_columns = [
-        ("label", "table"), ("first_depth", "first Kb1"), ("winning_depth", f"Kb1 >= {args.fine70_win} cp"),
+        ("label", "table"), ("first_depth", "first Kb1"), ("winning_depth", f"Kb1 >= {config.fine70_win} cp"),
         ("winning_time_ms", "ms"), ("winning_nodes", "nodes"), ("material_depth", "PV wins pawn"),
         ("max_depth", "max depth"), ("final", "final"),
     ]  # fmt: skip
-    emit_sections(report, args, [
-        ("fine70", fine70_columns, f"Fine #70: when Kb1 (a1b1) appears (cap {args.fine70_seconds:g} s)"),
-        ("table", columns, f"Transposition-table gain, {len(positions)} positions, fresh engine per search"),
-        ("game", game_columns, f"Game: one table through all {len(positions)} positions in turn, depth {game_depth}"),
-    ], _plot)  # fmt: skip
-
-
-def _task(spec: dict[str, Any]) -> dict[str, Any]:
-    if spec["kind"] == "game":
-        return {"kind": "game", "policy": spec["engine"]["policy"], "hash_mb": spec["engine"]["hash_mb"],
-                "records": search_positions(spec)}  # fmt: skip
-    if spec["kind"] == "fine70":
-        return fine70_search(spec["policy"], spec["hash_mb"], spec["seconds"], spec["win"])
-    return search_one(spec)
+    return [
+        ("fine70", fine70_columns, f"Fine #70: when Kb1 (a1b1) appears (cap {config.fine70_seconds:g} s)"),
+        ("table", table_columns, f"Transposition-table gain, {count} positions, fresh engine per search"),
+        ("game", game_columns, f"Game: one table through all {count} positions in turn, depth {config.game_depth}"),
+    ]
 
 
 def _material(fen_board: str) -> int:
+    """White's material minus Black's, in pawns, from the board field of a FEN."""
     values = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
     white = sum(values.get(c.lower(), 0) for c in fen_board if c.isupper())
     black = sum(values.get(c, 0) for c in fen_board if c.islower())
@@ -217,17 +281,13 @@ def pv_gain(fen: str, pv: list[str]) -> int:
     return sign * (_material(position.fen().split()[0]) - start)
 
 
-def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, Any]:
+def fine70_search(job: Fine70Job) -> Row:
     """Search Fine #70 until Kb1 is chosen with a winning score and a PV that wins material, or time runs out."""
     from transpo.core.position import Position
-    from transpo.engine.engine import Engine
     from transpo.engine.timeman import Limits
 
-    _warm_up()
-    if policy == NO_TABLE:
-        engine = Engine(hash_mb=1, use_tt=False, move_overhead=0)
-    else:
-        engine = Engine(hash_mb=mb, policy=policy, move_overhead=0)
+    warm_up()
+    engine = make_engine(_engine(job.policy, job.hash_mb))
     found: dict[str, Any] = {"first": None, "winning": None, "material": None}
     lines: list[dict[str, Any]] = []
 
@@ -241,7 +301,7 @@ def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, A
             return
         if found["first"] is None:
             found["first"] = line
-        if found["winning"] is None and info.score >= win:
+        if found["winning"] is None and info.score >= job.win_cp:
             found["winning"] = line
         if found["material"] is None and pv_gain(FINE70, info.pv) >= 1:
             found["material"] = line
@@ -249,11 +309,12 @@ def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, A
             engine.stop()
 
     started = time.perf_counter()
-    result = engine.search(Position.from_fen(FINE70), Limits(movetime=int(seconds * 1000)), on_info)
+    position = Position.from_fen(FINE70, job.keys, job.seed)
+    result = engine.search(position, Limits(movetime=int(job.seconds * 1000)), on_info)
     wall = time.perf_counter() - started
-    label = "none" if policy == NO_TABLE else f"{policy} {mb} MB"
-    out: dict[str, Any] = {"section": "fine70", "kind": "fine70", "label": label, "policy": policy, "hash_mb": mb,
-                           "cap_s": seconds, "win_cp": win}  # fmt: skip
+    label = "none" if job.policy == NO_TABLE else f"{job.policy} {job.hash_mb} MB"
+    out: dict[str, Any] = {"section": "fine70", "kind": "fine70", "label": label, "policy": job.policy,
+                           "hash_mb": job.hash_mb, "cap_s": job.seconds, "win_cp": job.win_cp}  # fmt: skip
     for name, line in found.items():
         for key in ("depth", "score", "nodes", "time_ms"):
             out[f"{name}_{key}"] = line[key] if line else None
@@ -272,7 +333,8 @@ def fine70_search(policy: str, mb: int, seconds: float, win: int) -> dict[str, A
     return out
 
 
-def _row(depth, policy, mb, group, base, ref) -> dict[str, Any]:
+def table_row(depth: int, policy: str, mb: int, group: Sequence[Row], base: dict[int, Row], ref: dict[int, Row]) -> Row:
+    """One variant at one depth over all positions, against the no-table searches (``base``) and the reference."""
     nodes = sum(r["nodes"] for r in group)
     base_nodes = sum(base[r["position"]]["nodes"] for r in group if r["position"] in base)
     factors = [base[r["position"]]["nodes"] / r["nodes"] for r in group if r["position"] in base and r["nodes"]]
@@ -304,7 +366,7 @@ def _row(depth, policy, mb, group, base, ref) -> dict[str, Any]:
     }
 
 
-def relative_nodes(records: list[dict[str, Any]], policies: list[str]) -> dict[str, tuple[float, float]]:
+def relative_nodes(records: Sequence[Row], policies: Sequence[str]) -> dict[str, tuple[float, float]]:
     """Per policy: geometric mean over positions of its nodes / the geometric mean of all policies' nodes
     for that position, with the standard error of that mean (in the same ratio units, approximately).
 
@@ -337,11 +399,11 @@ def _fewest(totals: dict[str, int]) -> str:
     return " = ".join(p for p in totals if totals[p] == best)
 
 
-def _game_rows(games: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:
+def game_rows(games: Sequence[Sequence[Row]], depth: int) -> list[Row]:
+    """One ``game`` row per table variant: its counts summed over the positions, and nodes / the fewest of its size."""
     rows = []
-    for game in games:
-        records = game["records"]
-        row = {"section": "game", "depth": depth, "policy": game["policy"], "hash_mb": game["hash_mb"],
+    for records in games:
+        row = {"section": "game", "depth": depth, "policy": records[0]["policy"], "hash_mb": records[0]["hash_mb"],
                "positions": len(records), "time_s": sum(r["time_ms"] for r in records) / 1000}  # fmt: skip
         for name in ("nodes", "probes", "hits", "cutoffs", "stores", "replacements"):
             row[name] = sum(r[name] for r in records)
@@ -354,14 +416,23 @@ def _game_rows(games: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _summary(rows, fine70, args, reference, game_rows) -> dict[str, Any]:
+def summarize(
+    config: TtGainConfig,
+    rows: Sequence[Row],
+    fine70: Sequence[Row],
+    game: Sequence[Row],
+    raw: Sequence[Row],
+    game_records: Sequence[Row],
+) -> dict[str, Any]:
+    """Reductions at the deepest depth, the policy with the fewest nodes (fresh, game, per size), Fine #70,
+    and each policy's nodes relative to the others position by position."""
     summary: dict[str, Any] = {}
     tables = [r for r in rows if r["policy"] != NO_TABLE]
-    deepest = max(args.depths)
+    deepest = max(config.depths)
     for r in tables:
         if r["depth"] == deepest:
             summary[f"reduction_d{deepest}_{r['policy']}_{r['hash_mb']}MB"] = r["reduction_geomean"]
-    totals = {policy: sum(r["nodes"] for r in tables if r["policy"] == policy) for policy in args.policies}
+    totals = {policy: sum(r["nodes"] for r in tables if r["policy"] == policy) for policy in config.policies}
     strongest = _fewest(totals)
     summary["nodes_summed_by_policy"] = ", ".join(f"{p} {totals[p]:,}" for p in sorted(totals, key=totals.get))
     summary["strongest_policy"] = strongest
@@ -372,17 +443,17 @@ def _summary(rows, fine70, args, reference, game_rows) -> dict[str, Any]:
         )
         or "no difference"
     )
-    for mb in args.hash_mb:
+    for mb in config.hash_mb:
         per_size = {
-            p: sum(r["nodes"] for r in tables if r["policy"] == p and r["hash_mb"] == mb) for p in args.policies
+            p: sum(r["nodes"] for r in tables if r["policy"] == p and r["hash_mb"] == mb) for p in config.policies
         }
         summary[f"strongest_policy_{mb}MB"] = _fewest(per_size)
-    if game_rows:
-        totals = {p: sum(r["nodes"] for r in game_rows if r["policy"] == p) for p in args.policies}
+    if game:
+        totals = {p: sum(r["nodes"] for r in game if r["policy"] == p) for p in config.policies}
         summary["game_nodes_by_policy"] = ", ".join(f"{p} {totals[p]:,}" for p in sorted(totals, key=totals.get))
         summary["strongest_policy_game"] = _fewest(totals)
-        for mb in args.hash_mb:
-            per_size = {r["policy"]: r["nodes"] for r in game_rows if r["hash_mb"] == mb}
+        for mb in config.hash_mb:
+            per_size = {r["policy"]: r["nodes"] for r in game if r["hash_mb"] == mb}
             summary[f"strongest_policy_game_{mb}MB"] = _fewest(per_size)
     for r in fine70:
         label = "no table" if r["policy"] == NO_TABLE else f"{r['policy']} {r['hash_mb']}MB"
@@ -391,14 +462,28 @@ def _summary(rows, fine70, args, reference, game_rows) -> dict[str, Any]:
         else:
             text = f"not found by depth {r['max_depth']} in {r['cap_s']:g} s"
         summary[f"fine70 {label}"] = text
+    summary.update(relative_summary(config, raw, game_records))
     return summary
 
 
-def _plot(report: dict[str, Any], path: str) -> None:
-    import matplotlib
+def relative_summary(config: TtGainConfig, raw: Sequence[Row], game_records: Sequence[Row]) -> dict[str, str]:
+    """Per table size, fresh at the deepest depth and in the game: each policy's :func:`relative_nodes`, fewest first."""
+    deepest = max(config.depths)
+    summary = {}
+    for mb in config.hash_mb:
+        fresh = [r for r in raw if r["depth_limit"] == deepest and r["hash_mb"] == mb]
+        for label, records in ((f"fresh_d{deepest}", fresh), ("game", [r for r in game_records if r["hash_mb"] == mb])):
+            relative = relative_nodes(records, config.policies)
+            if relative:
+                summary[f"relative_nodes_{label}_{mb}MB"] = ", ".join(
+                    f"{p} {m:.3f}±{se:.3f}" for p, (m, se) in sorted(relative.items(), key=lambda kv: kv[1][0])
+                )
+    return summary
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def plot_tt_gain(report: Report, path: str) -> None:
+    """Reduction factor against depth; nodes per policy relative to the fewest (fresh tables, and the game)."""
+    plt = pyplot()
 
     table_rows = section(report, "table")
     rows = [r for r in table_rows if r["policy"] != NO_TABLE]
@@ -425,7 +510,7 @@ def _plot(report: dict[str, Any], path: str) -> None:
     sizes = sorted({mb for _, mb in configs})
     policies = sorted({p for p, _ in configs})
 
-    def bars(ax, source, title) -> None:
+    def bars(ax, source, title) -> None:  # one group of bars per policy, one bar per table size
         width = 0.8 / max(1, len(sizes))
         for j, mb in enumerate(sizes):
             values = {r["policy"]: r["nodes"] for r in source if r["hash_mb"] == mb}
@@ -455,6 +540,4 @@ def _plot(report: dict[str, Any], path: str) -> None:
     if "strongest_policy_game" in summary:
         heading += f", {summary['strongest_policy_game']} (game)"
     fig.suptitle(heading)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -1,0 +1,234 @@
+"""Running searches for the lab: a typed job, its typed records, the process pool and the warm-up.
+
+A :class:`SearchJob` names everything one engine does: the positions it searches
+in turn, the key set they are hashed with, the engine's settings, the limit of
+each search, an optional forced false hit every N probes, whether the table is
+kept from one position to the next, and a tag copied into every record.
+:func:`search` runs a job and returns one :class:`SearchRecord` per position
+(the result and the table counters of that search alone); :func:`run_searches`
+spreads jobs over processes with :func:`run_parallel`.
+
+The lab reaches the compiled engine only through ``Position``, ``Engine`` (and
+its ``table``) and ``Limits``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from transpo.lab.positions import Positions
+from transpo.settings import DEFAULT_KEY_SET, DEFAULT_POLICY, SIGNATURE_BITS
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+PV_KEPT = 8  # moves of the principal variation a record keeps
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """The ``Engine`` a job builds (``use_tt=False``: no table at all, no probe, no store, no hash move)."""
+
+    hash_mb: int = 1
+    policy: str = DEFAULT_POLICY
+    signature_bits: int = SIGNATURE_BITS.high
+    use_tt: bool = True
+    audit: bool = False
+
+
+@dataclass(frozen=True)
+class SearchLimit:
+    """How far each search of a job goes: a fixed depth or a fixed time (exactly one of them)."""
+
+    depth: int | None = None
+    movetime_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.depth is None) == (self.movetime_ms is None):
+            raise ValueError("a search limit is a depth or a movetime, not both or neither")
+
+    def text(self) -> str:
+        """'depth 8' or '250 ms', for titles."""
+        return f"depth {self.depth}" if self.depth is not None else f"{self.movetime_ms} ms"
+
+
+@dataclass(frozen=True)
+class SearchJob:
+    """One engine searching ``positions`` in turn (picklable, for the process pool).
+
+    ``first_index`` numbers the first position (a job of one position out of a
+    set keeps its place in the set); ``forced_every`` > 0 makes the table hand
+    back another position's entry on every N-th missing probe; ``carry_table``
+    keeps the table from one position to the next, as in a game (otherwise
+    ``Engine.new_game()`` before each, so every search starts from a fresh
+    table); ``tag`` is copied into every record.
+    """
+
+    positions: Positions
+    limit: SearchLimit
+    engine: EngineSettings = EngineSettings()
+    keys: str = DEFAULT_KEY_SET
+    seed: int = 1
+    forced_every: int = 0
+    carry_table: bool = False
+    first_index: int = 0
+    tag: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    """One search of one position: the result, the wall time, and the table counters of that search alone."""
+
+    position: int  # index in the position set
+    name: str
+    best_move: str | None
+    score: int
+    depth: int
+    nodes: int
+    time_ms: int
+    wall_s: float
+    index_bits: int  # bits of the key that choose the bucket
+    pv: tuple[str, ...]
+    counters: Mapping[str, int]  # probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared
+    tag: Mapping[str, Any]
+
+    def row(self) -> dict[str, Any]:
+        """The record as a flat report row: the fields, then the counters, then the tag."""
+        return {
+            "position": self.position,
+            "name": self.name,
+            "best_move": self.best_move,
+            "score": self.score,
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "time_ms": self.time_ms,
+            "wall_s": self.wall_s,
+            "index_bits": self.index_bits,
+            "pv": list(self.pv),
+            **self.counters,
+            **self.tag,
+        }
+
+
+def check_key_seed(keys: str, seed: int) -> None:
+    """Refuse a prng key set seeded like the audit's check keys: the check would then see no false hit."""
+    from transpo.engine.table import AUDIT_KEY_SEED
+
+    if keys == "prng" and seed == AUDIT_KEY_SEED:
+        raise ValueError(f"--seed {AUDIT_KEY_SEED} is the audit's own check-key seed; pick another")
+
+
+_warmed_up = False
+
+
+def warm_up() -> None:
+    """Load the compiled search once per process, so that no measured search pays for it."""
+    global _warmed_up
+    if _warmed_up:
+        return
+    from transpo.core.position import Position
+    from transpo.engine.engine import Engine
+    from transpo.engine.timeman import Limits
+
+    Engine(hash_mb=1, move_overhead=0, audit=True).search(Position(), Limits(depth=2))
+    _warmed_up = True
+
+
+def make_engine(settings: EngineSettings):
+    """An ``Engine`` with ``settings`` and no move overhead (the lab's searches have no GUI to wait for)."""
+    from transpo.engine.engine import Engine
+
+    return Engine(
+        hash_mb=settings.hash_mb,
+        policy=settings.policy,
+        signature_bits=settings.signature_bits,
+        use_tt=settings.use_tt,
+        audit=settings.audit,
+        move_overhead=0,
+    )
+
+
+def search(job: SearchJob) -> list[SearchRecord]:
+    """Run ``job``: one record per position (module level, so the process pool can pickle it)."""
+    from transpo.core.position import Position
+    from transpo.engine.timeman import Limits
+
+    warm_up()
+    engine = make_engine(job.engine)
+    if job.forced_every:
+        engine.table.set_forced_false_hits(job.forced_every)
+    index_bits = engine.table.buckets.bit_length() - 1
+    limits = Limits(depth=job.limit.depth, movetime=job.limit.movetime_ms)
+    records = []
+    for number, (fen, name) in enumerate(job.positions):
+        if number and not job.carry_table:
+            engine.new_game()
+        position = Position.from_fen(fen, job.keys, job.seed)
+        before = engine.table.counters()
+        started = time.perf_counter()
+        result = engine.search(position, limits)
+        wall = time.perf_counter() - started
+        after = engine.table.counters()
+        records.append(
+            SearchRecord(
+                position=job.first_index + number,
+                name=name,
+                best_move=result.best_move,
+                score=result.score,
+                depth=result.depth,
+                nodes=result.nodes,
+                time_ms=result.time_ms,
+                wall_s=round(wall, 4),
+                index_bits=index_bits,
+                pv=tuple(result.pv[:PV_KEPT]),
+                counters={counter: after[counter] - before[counter] for counter in after},
+                tag=dict(job.tag),
+            )
+        )
+    return records
+
+
+def run_searches(jobs: Sequence[SearchJob], processes: int, label: str) -> list[list[SearchRecord]]:
+    """:func:`search` for every job, over ``processes`` processes, with a progress bar; results in job order."""
+    return run_parallel(search, jobs, processes, label)
+
+
+def run_parallel(task: Callable[[Item], Result], items: Sequence[Item], processes: int, label: str) -> list[Result]:
+    """``[task(item) for item in items]`` with a progress bar on stderr, over ``processes`` processes if > 1.
+
+    ``task`` must be a module-level function (it is pickled for the workers);
+    results keep the order of ``items``.
+    """
+    results: list[Any] = [None] * len(items)
+    with _progress() as progress:
+        bar = progress.add_task(label, total=len(items))
+        if processes <= 1:
+            for i, item in enumerate(items):
+                results[i] = task(item)
+                progress.advance(bar)
+        else:
+            with ProcessPoolExecutor(max_workers=processes) as pool:
+                futures = {pool.submit(task, item): i for i, item in enumerate(items)}
+                for future in as_completed(futures):
+                    results[futures[future]] = future.result()
+                    progress.advance(bar)
+    return results
+
+
+def _progress() -> Progress:
+    """A transient progress bar on stderr (stdout carries the tables)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
