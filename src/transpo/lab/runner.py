@@ -96,7 +96,7 @@ class SearchRecord:
     wall_s: float
     index_bits: int  # bits of the key that choose the bucket
     pv: tuple[str, ...]
-    counters: Mapping[str, int]  # probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared
+    counters: Mapping[str, int]  # TranspositionTable.counters(): probes, hits, cutoffs, ... false_cutoffs
     tag: Mapping[str, Any]
 
     def row(self) -> dict[str, Any]:
