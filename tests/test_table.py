@@ -58,7 +58,7 @@ def put(tt, key, move=0, score=0, static_eval=0, depth=1, bound=BOUND_EXACT, che
 
 def get(tt, key, check_key=None) -> int:
     """Word index of the entry a probe for ``key`` finds (-1: miss), counted like a probe."""
-    return int(T.locate(tt.arrays, np.uint64(key), np.uint64(key if check_key is None else check_key))[0])
+    return int(T.locate(tt.arrays, np.uint64(key), np.uint64(key if check_key is None else check_key)))
 
 
 def entry(tt, key, check_key=None) -> dict | None:
@@ -237,12 +237,12 @@ def test_probe_decodes_the_entry_locate_finds():
     """``probe`` is ``locate`` plus decoding: move, root-relative score, depth, bound; a miss has BOUND_NONE."""
     tt = new_table()
     key = make_key(77, 1, 0xABCDEF, 0x42)
-    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE, 0)
+    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE)
     tt.store(int(key), move=0x1ABCD, score=MATE - 10, static_eval=-55, depth=9, bound=BOUND_LOWER, ply=5, check_key=int(key))
     stored = entry(tt, key)
     assert (stored["move"], stored["score"], stored["eval"], stored["depth"], stored["bound"]) == (
         0x1ABCD, MATE - 5, -55, 9, BOUND_LOWER)  # fmt: skip
-    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER, 0)
+    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER)
     assert tt.counters()["probes"] == 3 and tt.counters()["hits"] == 2
 
 
@@ -412,7 +412,6 @@ def test_a_cutoff_on_another_positions_entry_is_counted_as_a_false_cutoff():
     assert _node(engine, position, 3, 0, 1) == 777
     counters = engine.table.counters()
     assert counters["cutoffs"] == 1 and counters["false_hits"] == 1 and counters["false_cutoffs"] == 1
-    assert engine.table.probe(0).false_hit == 0  # a miss is never false
 
 
 def test_forced_false_hits_that_cut_are_a_subset_of_the_cutoffs():

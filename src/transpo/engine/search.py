@@ -254,7 +254,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         if entry.bound != BOUND_NONE:
             hash_move = entry.move
             if not pv_node and not root and _decides(entry, depth, alpha, beta):
-                record_cutoff(tt, entry)
+                record_cutoff(tt, key, check_key)
                 return entry.score
 
     if checked:

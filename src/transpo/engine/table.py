@@ -110,7 +110,6 @@ class Entry(NamedTuple):
     score: int  # relative to the root (mate scores converted back by from_tt)
     depth: int
     bound: int
-    false_hit: int  # 1: another position's entry (known in audit mode, or forced by the lab), else 0
 
 
 TABLE_TYPE = typeof(
@@ -122,7 +121,7 @@ TABLE_TYPE = typeof(
         np.zeros(ZOB_SIZE, np.uint64),
     )
 )
-ENTRY_TYPE = typeof(Entry(0, 0, 0, 0, 0))
+ENTRY_TYPE = typeof(Entry(0, 0, 0, 0))
 
 
 @njit(cache=True, inline="always")
@@ -220,17 +219,38 @@ def audit_key(tt, board, state):
 
 
 @njit(cache=True, inline="always")
-def record_cutoff(tt, entry):
-    """The search ended a node on the score of the probed ``entry``."""
+def _signature_slot(tt, key):
+    """Word index of the first live slot whose signature matches ``key``, or -1 (counts nothing)."""
+    base = _bucket_base(tt, key)
+    mask = signature_mask(tt.config)
+    for slot in range(SLOTS):
+        w = base + 2 * slot
+        if data_bound(tt.words[w + 1]) != BOUND_NONE and ((tt.words[w] ^ key) & mask) == 0:
+            return w
+    return -1
+
+
+@njit(cache=True, inline="always")
+def record_cutoff(tt, key, check_key):
+    """The search ended the node of ``key`` on its probed entry's score.
+
+    In the lab's modes (audit, forced false hits) it also tells whether that entry
+    was another position's: no slot matches the signature (a forced hit), or the
+    matching slot's check key differs (an audited false hit).  Outside them this
+    costs one test, not a second probe.
+    """
+    config = tt.config
     tt.counts[CN_CUTOFFS] += 1
-    tt.counts[CN_FALSE_CUTOFFS] += entry.false_hit
+    if config[CF_AUDIT] != 0 or config[CF_FORCE_EVERY] != 0:
+        w = _signature_slot(tt, key)
+        if w < 0 or (config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key):
+            tt.counts[CN_FALSE_CUTOFFS] += 1
 
 
 @njit(cache=True, nogil=True, inline="always")
 def locate(tt, key, check_key):
-    """(word index of the entry a probe for ``key`` finds, or -1; 1 if it is known to be another position's).
+    """Word index of the entry a probe for ``key`` finds (its data word is index + 1), or -1.
 
-    The entry's data word is at index + 1.
     Counts probes, compared slots and hits; in audit mode a hit whose
     independent check key differs is counted as a false hit (it is still
     returned: the search uses it exactly as it would without the audit).
@@ -251,26 +271,25 @@ def locate(tt, key, check_key):
         live = w
         if ((tt.words[w] ^ key) & mask) == 0:
             counts[CN_HITS] += 1
-            false_hit = config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key
-            if false_hit:
+            if config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key:
                 counts[CN_FALSE_HITS] += 1
-            return w, false_hit
+            return w
     force = config[CF_FORCE_EVERY]
     if force > 0 and live >= 0 and counts[CN_PROBES] % force == 0:
         counts[CN_FORCED] += 1  # the lab's injected crash: answer with another position's entry
-        return live, True
-    return -1, False
+        return live
+    return -1
 
 
 @njit(ENTRY_TYPE(TABLE_TYPE, types.uint64, types.uint64, types.int64), cache=True, nogil=True, _nrt=False)
 def probe(tt, key, check_key, ply):
     """The entry for ``key`` at search ply ``ply``, decoded (score relative to the root), or a miss
     (``bound == BOUND_NONE``); counted as :func:`locate` says."""
-    w, false_hit = locate(tt, key, check_key)
+    w = locate(tt, key, check_key)
     if w < 0:
-        return Entry(NO_MOVE, 0, 0, BOUND_NONE, 0)
+        return Entry(NO_MOVE, 0, 0, BOUND_NONE)
     data = tt.words[w + 1]
-    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data), int(false_hit))
+    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data))
 
 
 @njit(cache=True, inline="always")
