@@ -57,7 +57,7 @@ BAD_FENS = {
     # clocks
     "halfmove not a number": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", r"halfmove clock must be an integer .*'x'"),
     "negative halfmove": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - -1 1", r"halfmove clock must be an integer .*'-1'"),
-    "fullmove zero": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0", r"fullmove number must be an integer .*'0'"),
+    "negative fullmove": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -1", r"fullmove number must be an integer .*'-1'"),
 }  # fmt: skip
 
 

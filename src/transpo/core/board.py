@@ -73,7 +73,8 @@ UNDO_SIZE = 8
 CASTLE_WK, CASTLE_WQ, CASTLE_BK, CASTLE_BQ = 1, 2, 4, 8
 
 MAX_PLY = 128  # deepest search ply
-MAX_GAME_PLIES = 2048  # longest game history a Position accepts
+MAX_GAME_PLIES = 2048  # most plies of history a Position keeps before it compacts (any game length is accepted)
+HISTORY_KEEP = 256  # plies a compaction keeps: > 100, so repetitions within the fifty-move rule still show
 MAX_HISTORY = MAX_GAME_PLIES + MAX_PLY + 8
 MAX_MOVES = 256  # more than the 218 legal moves of the richest known position
 

@@ -1,11 +1,13 @@
 """Reading and writing FEN, with validation that names what is wrong.
 
 ``parse_fen`` accepts the six FEN fields, or the first four (EPD style, the
-clocks then default to 0 and 1).  It refuses anything a legal game cannot
+clocks then default to 0 and 1; a fullmove number of 0 is read as 1, as
+python-chess does).  It refuses anything a legal game cannot
 reach in the ways a user is likely to mistype: the wrong number of fields or
 ranks, unknown piece letters, a rank that is not eight squares, a missing or
 extra king, pawns on the first or last rank, castling rights without the
-king and rook at home, an en-passant square that no double step could have
+king and rook at home (unless the caller asks for them to be dropped, as the
+UCI front end does), an en-passant square that no double step could have
 produced.  One more rule needs the compiled attack test, so this module
 (plain Python over numpy, no numba) leaves it to
 :class:`~transpo.core.position.Position`: the side that is not to move must
@@ -54,11 +56,14 @@ class InvalidFEN(ValueError):
     """A FEN string that does not describe a legal position; the message says why."""
 
 
-def parse_fen(fen: str) -> tuple[np.ndarray, np.ndarray]:
+def parse_fen(fen: str, dropped: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Board and state arrays of a FEN string; raises :class:`InvalidFEN`.
 
     Everything in the module docstring is checked except the king of the side
     not to move standing in check (:class:`~transpo.core.position.Position` does that).
+    With a ``dropped`` list, a castling right whose king or rook is not at home is
+    not an error: it is left out (as python-chess's ``Board(fen)`` does) and its
+    letter appended to ``dropped``.
     """
     if not isinstance(fen, str):
         raise InvalidFEN(f"a FEN must be a string, not {type(fen).__name__}")
@@ -70,11 +75,12 @@ def parse_fen(fen: str) -> tuple[np.ndarray, np.ndarray]:
     if fields[1] not in ("w", "b"):
         raise InvalidFEN(f"side to move must be 'w' or 'b', not {fields[1]!r}")
     state[ST_SIDE] = WHITE if fields[1] == "w" else BLACK
-    state[ST_CASTLE] = _castling_rights(board, fields[2])
+    state[ST_CASTLE] = _castling_rights(board, fields[2], dropped)
     state[ST_EP] = _en_passant(board, int(state[ST_SIDE]), fields[3])
     if len(fields) == 6:
         state[ST_HALFMOVE] = _counter(fields[4], "halfmove clock", 0)
-        state[ST_FULLMOVE] = _counter(fields[5], "fullmove number", 1)
+        # 0 is accepted (python-chess does) and stored, like python-chess, as 1.
+        state[ST_FULLMOVE] = max(1, _counter(fields[5], "fullmove number", 0))
     else:
         state[ST_FULLMOVE] = 1
     return board, state
@@ -113,21 +119,29 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
             raise InvalidFEN(f"{name} has {'no' if kings == 0 else kings} king{'s' if kings != 1 else ''}")
 
 
-def _castling_rights(board: np.ndarray, text: str) -> int:
-    """The rights bit mask of the castling field; each right needs its king and rook at home."""
+def _castling_rights(board: np.ndarray, text: str, dropped: list[str] | None = None) -> int:
+    """The rights bit mask of the castling field; each right needs its king and rook at home.
+
+    A right without them raises :class:`InvalidFEN`, or with a ``dropped`` list is
+    left out and its letter appended there.
+    """
     if text == "-":
         return 0
-    rights = 0
+    seen = rights = 0
     for ch in text:
         bit = dict(_CASTLE_LETTERS).get(ch)
-        if bit is None or rights & bit:
+        if bit is None or seen & bit:
             raise InvalidFEN(f"bad castling field {text!r}")
+        seen |= bit
         king_sq, rook_sq, color = _CASTLE_HOMES[bit]
         if board[king_sq] != (KING | color << 3) or board[rook_sq] != (ROOK | color << 3):
-            raise InvalidFEN(
-                f"castling right {ch!r} needs the king on {square_name(king_sq)} "
-                f"and a rook on {square_name(rook_sq)}"
-            )
+            if dropped is None:
+                raise InvalidFEN(
+                    f"castling right {ch!r} needs the king on {square_name(king_sq)} "
+                    f"and a rook on {square_name(rook_sq)}"
+                )
+            dropped.append(ch)
+            continue
         rights |= bit
     return rights
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from transpo.core.board import (
     BISHOP,
+    HISTORY_KEEP,
     KING,
     KNIGHT,
     MAX_GAME_PLIES,
@@ -89,21 +90,37 @@ class Position:
     '0x823c9b50fd114196'
     """
 
-    def __init__(self, fen: str = START_FEN, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> None:
-        """The position of ``fen`` (default: the start position), hashed with key set ``keys``."""
+    def __init__(
+        self,
+        fen: str = START_FEN,
+        keys: str = DEFAULT_KEY_SET,
+        seed: int = DEFAULT_PRNG_SEED,
+        clean_castling: bool = False,
+    ) -> None:
+        """The position of ``fen`` (default: the start position), hashed with key set ``keys``.
+
+        With ``clean_castling`` a castling right whose king or rook is not at home
+        is dropped instead of refused (as python-chess's ``Board(fen)`` does); the
+        letters dropped are in :attr:`dropped_castling`.
+        """
         self.zobrist = _shared_key_set(keys, seed)
-        board, state = parse_fen(fen)
+        dropped: list[str] | None = [] if clean_castling else None
+        board, state = parse_fen(fen, dropped)
+        self.dropped_castling = "".join(dropped or ())  # castling rights the FEN gave and the board contradicts
         _refuse_check_on_side_not_to_move(board, state)
         _, _, self.keys, self.undo = new_arrays()
         self.board, self.state = board, state
         self.keys[0] = compute_key(board, state, self.zobrist)
-        self.moves: list[int] = []  # encoded moves played since the FEN, for pop()
+        self.moves: list[int] = []  # encoded moves that pop() can take back (the last ones of the game)
+        self.dropped_plies = 0  # plies compacted out of the history (see _compact)
         self._buffer = np.zeros(MAX_MOVES, dtype=np.int32)
 
     @classmethod
-    def from_fen(cls, fen: str, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> Position:
+    def from_fen(
+        cls, fen: str, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED, clean_castling: bool = False
+    ) -> Position:
         """The position described by ``fen``; raises :class:`InvalidFEN` naming the fault."""
-        return cls(fen, keys, seed)
+        return cls(fen, keys, seed, clean_castling)
 
     def copy(self) -> Position:
         """An independent copy, history included."""
@@ -156,7 +173,12 @@ class Position:
         return bool(in_check(self.board, self.state))
 
     def is_repetition(self, count: int = 3) -> bool:
-        """True if the position has occurred ``count`` times in the history (this time included)."""
+        """True if the position has occurred ``count`` times in the history (this time included).
+
+        After a compaction (a game longer than ``MAX_GAME_PLIES``) only the last
+        ``HISTORY_KEEP`` plies are looked at; more than 100 plies back the
+        fifty-move rule has decided already.
+        """
         if count <= 1:
             return True
         return bool(is_repetition(self.state, self.keys, count - 1))
@@ -201,19 +223,42 @@ class Position:
 
     def push(self, uci: str) -> None:
         """Play a move given in UCI notation; raises :class:`IllegalMove` and changes nothing if it is not legal."""
-        move = self.parse_move(uci)
-        if len(self.moves) >= MAX_GAME_PLIES:
-            raise IllegalMove(f"the game is longer than {MAX_GAME_PLIES} plies")
-        self.push_encoded(move)
+        self.push_encoded(self.parse_move(uci))
 
     def push_encoded(self, move: int) -> None:
         """Play an encoded move known to be legal (from :meth:`encoded_moves`)."""
+        if self.state[ST_PLY] >= MAX_GAME_PLIES:
+            self._compact()
         make_move(self.board, self.state, self.keys, self.undo, move, self.zobrist, EMPTY_PSQ)
         self.moves.append(move)
+
+    def _compact(self) -> None:
+        """Make room in the fixed-size key history and undo stack: keep only the last plies.
+
+        The arrays hold ``MAX_GAME_PLIES`` plies of game plus ``MAX_PLY`` for a
+        search (which copies them and writes keys beyond the current ply).  When
+        the game fills them, the last ``HISTORY_KEEP`` plies (more than the 100 of
+        the fifty-move rule, so every position a repetition can still involve) are
+        shifted down to the start; the older ones are forgotten, and :meth:`pop`
+        cannot go back past the kept plies.  Any game length fits this way.
+        """
+        ply = int(self.state[ST_PLY])
+        keep = min(ply, HISTORY_KEEP)
+        drop = ply - keep
+        self.keys[: keep + 1] = self.keys[drop : ply + 1].copy()
+        self.undo[:keep] = self.undo[drop:ply].copy()
+        self.state[ST_PLY] = keep
+        del self.moves[: len(self.moves) - keep]
+        self.dropped_plies += drop
 
     def pop(self) -> str:
         """Take back the last move and return it in UCI notation."""
         if not self.moves:
+            if self.dropped_plies:
+                raise IndexError(
+                    f"cannot take back more moves: a game this long keeps only its last {HISTORY_KEEP} plies "
+                    f"({self.dropped_plies} older plies were dropped)"
+                )
             raise IndexError("no move to take back")
         move = self.moves.pop()
         unmake_move(self.board, self.state, self.undo, move)
