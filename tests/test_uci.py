@@ -406,18 +406,25 @@ def test_malformed_input_is_reported_and_survived(raw):
     assert chess.Move.from_uci(_bestmove(line)[0]) in board.legal_moves
 
 
-def test_failed_position_leaves_the_previous_one(raw):
+def test_failed_position_leaves_no_position_and_moves_stop_at_the_illegal_one(raw):
+    """Changed: a failed position used to keep the previous one; now moves apply up to the
+    first illegal one (as Stockfish does) and a refused FEN leaves no position."""
     raw.send("position startpos moves e2e4 e7e5")
     raw.send("position startpos moves d2d4 d7d5 e2e5")  # the third move is illegal
-    raw.send("position fen not-a-fen")
     raw.send("d")
-    line, _ = raw.expect("Fen:")
-    assert line == "Fen: rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    line, before = raw.expect("Fen:")
+    assert any("illegal move e2e5" in l for l in before), before
+    assert line == "Fen: rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2"
     board = chess.Board()
-    board.push_uci("e2e4")
-    board.push_uci("e7e5")
+    board.push_uci("d2d4")
+    board.push_uci("d7d5")
     line, _ = raw.expect("Key:")
     assert line == f"Key: {chess.polyglot.zobrist_hash(board):016x}"
+    raw.send("position fen not-a-fen")
+    raw.send("go depth 1")
+    line, before = raw.expect("bestmove")
+    assert line == "bestmove 0000"
+    assert "info string error: no position" in before
 
 
 def test_infinite_holds_bestmove_until_stop(raw):

@@ -20,20 +20,27 @@ Threads
   it holds ``bestmove`` back until ``stop`` (or ``ponderhit``) even if the
   search ended by itself.
 
-``quit`` and end of input stop the running search at once; lines read before
-them are still executed (a ``go`` among them searches one ply), for at most
-``QUIT_GRACE_S`` seconds, then the process exits even if the warm-up is
-still compiling.  At end of input (not after ``quit``) the warm-up is first
-allowed to finish, so ``printf 'go depth 5\n' | transpo`` answers.
+``quit`` stops the running search at once; lines read before it are still
+executed (a ``go`` among them searches one ply), for at most ``QUIT_GRACE_S``
+seconds, then the process exits even if the warm-up is still compiling.
+End of input is gentler, for scripts (``printf 'go depth 5\n' | transpo``
+answers with a depth-5 search): the warm-up may finish, every line read is
+executed and every search runs to its own limits; ``go infinite`` and ``go
+ponder``, which could only end by a ``stop`` that will never come, are stopped
+``EOF_OPEN_ENDED_GRACE_S`` seconds after end of input.
 
 Robustness
 ----------
 Every line is handled inside ``try``: a malformed command, an unknown command,
-a bad FEN or an illegal move is answered by ``info string error: ...`` and the
-command is refused as a whole.  In particular a ``position`` command that fails
-leaves the position **exactly as it was before that command** (not the last good
-state inside it).  A malformed ``go`` starts no search (and so prints no
-``bestmove``).  Leading unknown tokens are skipped as the UCI spec asks
+a bad FEN or an illegal move is answered by ``info string error: ...`` in plain
+words (naming the option and its range, never a Python class name).  A
+``position`` command reads like Stockfish's: castling rights the board
+contradicts are dropped with an ``info string warning``, moves are played up to
+the first illegal one (reported); a ``position`` that sets nothing (a refused
+FEN) leaves **no** position, and ``go`` then answers ``info string error: no
+position`` and ``bestmove 0000``, never a move of an older position.  A
+``Hash`` that cannot be allocated is refused and the previous table kept.  A
+malformed ``go`` starts no search (and so prints no ``bestmove``).  Leading unknown tokens are skipped as the UCI spec asks
 (``joho debug on`` runs ``debug on``).  No traceback is ever printed; output is
 flushed line by line.
 """
@@ -43,6 +50,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
@@ -72,6 +80,7 @@ ENGINE_AUTHOR = "the Transpo developers"
 WARMUP_DEPTH = 2
 QUIT_GRACE_S = 2.0  # after quit, how long commands already read may still take
 EOF_WARMUP_WAIT_S = 120.0  # at end of input, how long to let the warm-up finish first
+EOF_OPEN_ENDED_GRACE_S = 1.0  # at end of input, how long go infinite / go ponder may still run
 
 
 @dataclass(frozen=True)
@@ -108,9 +117,11 @@ class Option:
             try:
                 value = int(text)
             except ValueError:
-                raise ValueError(f"option {self.name} needs an integer, not {text!r}") from None
+                raise ValueError(
+                    f"option {self.name} needs a whole number from {self.min} to {self.max}, not {text!r}"
+                ) from None
             if not self.min <= value <= self.max:
-                raise ValueError(f"option {self.name} must be {self.min}..{self.max}, not {value}")
+                raise ValueError(f"option {self.name} must be from {self.min} to {self.max}, not {value}")
             return value
         if self.type == "check":
             if text.lower() not in ("true", "false"):
@@ -283,20 +294,30 @@ class UCI:
             position.push("e2e4")
             with self._engine_lock:
                 options = dict(self.options)
-                engine = Engine(
-                    hash_mb=options["Hash"],
-                    policy=options["Replacement"],
-                    signature_bits=options["SignatureBits"],
-                    use_tt=options["UseTT"],
-                    multipv=options["MultiPV"],
-                    move_overhead=options["Move Overhead"],
-                    audit=options["HashAudit"],
-                )
+
+                def build(hash_mb: int) -> Engine:
+                    return Engine(
+                        hash_mb=hash_mb,
+                        policy=options["Replacement"],
+                        signature_bits=options["SignatureBits"],
+                        use_tt=options["UseTT"],
+                        multipv=options["MultiPV"],
+                        move_overhead=options["Move Overhead"],
+                        audit=options["HashAudit"],
+                    )
+
+                try:
+                    engine = build(options["Hash"])
+                except (ValueError, MemoryError) as exc:  # a Hash set before the engine existed that cannot be had
+                    fallback = min(HASH_MB.default, options["Hash"])
+                    self.error(f"cannot set Hash to {options['Hash']} MB ({_plain(exc)}); using {fallback} MB")
+                    engine = build(fallback)
+                    self.options["Hash"] = fallback
                 self.engine = engine
             if self.position is None:
                 self.position = Position()
         except BaseException as exc:  # noqa: BLE001 - reported, never raised
-            self._warm_error = f"{type(exc).__name__}: {exc}"
+            self._warm_error = _plain(exc)
         finally:
             self.ready.set()
 
@@ -341,10 +362,12 @@ class UCI:
                 return
             command, args = tokens[0], tokens[1:]
             getattr(self, "cmd_" + command)(args)
-        except UCIError as exc:
+        except (UCIError, ValueError) as exc:  # refused input: the message says why
             self.error(str(exc))
+        except MemoryError:
+            self.error("out of memory; command refused")
         except Exception as exc:  # noqa: BLE001 - the engine goes on
-            self.error(f"{type(exc).__name__}: {exc}")
+            self.error(f"internal error on {line.strip()[:60]!r}: {_plain(exc)}")
 
     # --- commands --------------------------------------------------------------
     def cmd_uci(self, args: list[str]) -> None:
@@ -393,10 +416,13 @@ class UCI:
     def _apply(engine: Engine, name: str, value) -> None:
         """Set one option on a live engine."""
         if name == "Hash":
+            previous = engine.table.size_mb
             try:
                 engine.table.resize(value)
-            except MemoryError:
-                raise UCIError(f"cannot allocate {value} MB for the hash table") from None
+            except (ValueError, MemoryError) as exc:
+                raise UCIError(
+                    f"cannot set Hash to {value} MB ({_plain(exc)}); keeping the {previous} MB table"
+                ) from None
         elif name == "Clear Hash":
             engine.new_game()
         elif name == "Move Overhead":
@@ -423,12 +449,20 @@ class UCI:
         self.position = Position()
 
     def cmd_position(self, args: list[str]) -> None:
-        """``position startpos|fen F [moves ...]``: all or nothing; a refused command keeps the old position."""
+        """``position startpos|fen F [moves ...]``, as Stockfish reads it.
+
+        A castling right the board contradicts is dropped with a warning (as
+        python-chess does); the moves are played up to the first illegal one,
+        which is reported.  A command that sets no position at all (a refused
+        FEN, a malformed command) leaves **no** position: the next ``go``
+        answers ``bestmove 0000`` instead of a move of an older position.
+        """
         self.ready.wait()
         from transpo.core.position import IllegalMove, InvalidFEN, Position
 
+        self.position = None  # until this command has set one
         if not args:
-            raise UCIError("position needs startpos or fen")
+            raise UCIError("position needs startpos or fen; no position is set")
         if "moves" in args:
             at = args.index("moves")
             spec, moves = args[:at], args[at + 1 :]
@@ -439,16 +473,25 @@ class UCI:
         elif spec and spec[0] == "fen" and len(spec) > 1:
             fen = " ".join(spec[1:])
         else:
-            raise UCIError(f"position needs 'startpos' or 'fen <FEN>', not {' '.join(spec)!r}")
+            raise UCIError(f"position needs 'startpos' or 'fen <FEN>', not {_clip(' '.join(spec))!r}; no position is set")
         try:
-            position = Position.from_fen(fen)
+            position = Position.from_fen(fen, clean_castling=True)
         except InvalidFEN as exc:
-            raise UCIError(f"bad fen {fen!r}: {exc}; position unchanged") from None
-        for move in moves:
+            raise UCIError(f"bad fen {_clip(fen)!r}: {_clip(str(exc), 200)}; no position is set") from None
+        if position.dropped_castling:
+            self.send(
+                f"info string warning: castling rights {position.dropped_castling} dropped: "
+                "their king or rook is not on its home square"
+            )
+        for index, move in enumerate(moves):
             try:
                 position.push(move)
             except IllegalMove as exc:
-                raise UCIError(f"{exc}; position unchanged") from None
+                self.position = position
+                raise UCIError(
+                    f"{_clip(str(exc), 200)} (move {index + 1} of {len(moves)}); "
+                    f"the position is the one after the {index} moves before it"
+                ) from None
         self.position = position
 
     def cmd_d(self, args: list[str]) -> None:
@@ -462,15 +505,22 @@ class UCI:
         self.send(f"Key: {self.position.key:016x}")
 
     def cmd_go(self, args: list[str]) -> None:
-        """``go ...``: start a search thread; a malformed ``go`` starts nothing."""
+        """``go ...``: start a search thread; a malformed ``go`` starts nothing, no position answers ``bestmove 0000``."""
         fields = parse_go(args)
         engine = self._need_engine()
         from transpo.engine.timeman import Limits
 
         limits = Limits(**fields)
+        # Like Stockfish, a go waits for a search that ends by itself (a script's go after go gets both
+        # searches in full); one that waits for stop (infinite, ponder) is stopped.
+        if self.position is None:  # the last position command was refused: no move of an older position
+            self._stop_search(wait_only=not self._open_ended)
+            self.error("no position")
+            self.send("bestmove 0000")
+            return
         if self._quitting:  # input ended: answer what was asked, but at once
             limits = Limits(depth=1)
-        self._stop_search()
+        self._stop_search(wait_only=not self._open_ended)
         position = self.position.copy()
         self._release.clear()
         if not (limits.infinite or limits.ponder):
@@ -533,7 +583,7 @@ class UCI:
             result = engine.search(position, limits, on_info=self._on_info)
             best, ponder = result.best_move, result.ponder_move
         except Exception as exc:  # noqa: BLE001 - a move must still come out
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            self.error(f"search failed: {_plain(exc)}")
             moves = position.legal_moves()
             best = moves[0] if moves else None
         finally:
@@ -557,6 +607,27 @@ class UCI:
         self.send(format_info(info))
 
     # --- shutdown --------------------------------------------------------------
+    def drain(self, worker: threading.Thread) -> None:
+        """End of input: execute every line read, each search to its own limits, then return.
+
+        A search that waits for ``stop`` (``go infinite``, ``go ponder``) can never
+        get one now: it is stopped ``EOF_OPEN_ENDED_GRACE_S`` seconds after it is seen.
+        """
+        self.submit(None)
+        stop_at: dict[threading.Thread, float] = {}
+        try:
+            while worker.is_alive() or self._active():
+                thread = self._search_thread
+                if thread is not None and thread.is_alive() and self._open_ended:
+                    when = stop_at.setdefault(thread, time.monotonic() + EOF_OPEN_ENDED_GRACE_S)
+                    if time.monotonic() >= when:
+                        self._release.set()
+                        if self.engine is not None:
+                            self.engine.stop()
+                time.sleep(0.02)
+        except KeyboardInterrupt:
+            pass
+
     def begin_quit(self) -> None:
         """``quit`` or end of input: stop the search; commands still queued run with depth-1 searches."""
         self._quitting = True
@@ -579,6 +650,19 @@ class UCI:
             _hard_exit(0)
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters (with ...), so one bad line gives one short answer."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plain(exc: BaseException | None) -> str:
+    """An exception's message in plain words (no Python class name), never empty."""
+    text = " ".join(str(exc).split()) if exc is not None else ""
+    if isinstance(exc, MemoryError):
+        return f"out of memory{': ' + text if text else ''}"
+    return text or "unexpected failure"
+
+
 def _hard_exit(status: int) -> None:
     """Leave now: flush what was said, skip interpreter shutdown (a daemon thread may be compiling)."""
     for stream in (sys.stdout, sys.stderr):
@@ -596,7 +680,7 @@ def _install_quiet_hooks(uci: UCI) -> None:
         """Send an uncaught exception as ``info string error: internal: ...``."""
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
             return
-        uci.error(f"internal: {getattr(exc_type, '__name__', exc_type)}: {exc}")
+        uci.error(f"internal error: {_plain(exc)}")
 
     sys.excepthook = report
     threading.excepthook = lambda args: report(args.exc_type, args.exc_value, args.exc_traceback)
@@ -632,9 +716,9 @@ def run_uci(stdin: TextIO | None = None, stdout: TextIO | None = None, exit_proc
             except (OSError, ValueError):
                 break
             if not line:
-                # End of input = quit; but a script piped in (printf ... | transpo) gets its
-                # answers: let the warm-up finish (it also completes the numba cache).
-                uci.ready.wait(timeout=EOF_WARMUP_WAIT_S)
+                # End of input: a script piped in (printf 'go depth 5\n' | transpo) gets its answers.
+                uci.ready.wait(timeout=EOF_WARMUP_WAIT_S)  # also completes the numba cache
+                uci.drain(worker)
                 break
             tokens = line.split()
             if tokens and tokens[0] == "quit":
