@@ -2,6 +2,14 @@
 
 With no arguments (or ``uci``) it runs the UCI engine.  Every error becomes one
 line ``error: ...`` on stderr and exit status 2; no traceback reaches the user.
+Ctrl-C (SIGINT) ends any command at once with a one-line note on stderr and exit
+status 130: the long compiled calls (perft, a search, the bench) run in a worker
+thread while the main thread waits in short slices, so the interrupt is seen
+(see :func:`run_interruptible`); ``analyse`` still prints the best move so far.
+
+``--fen`` is strict: a castling right whose king or rook is not at home is
+refused with an error (the UCI engine, which must take what a GUI sends, drops
+it with a warning instead).
 
 Nothing numba-compiled is imported at module level: the UCI engine must answer
 ``uci`` at once while the compiled core loads in the background.
@@ -12,8 +20,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Plain Python (no numba): the defaults and ranges the UCI options use too.
 from transpo.settings import (
@@ -28,6 +37,8 @@ from transpo.settings import (
 
 ANALYSE_DEFAULT_DEPTH = 12
 ANALYSE_DEFAULT_MOVETIME = 3000
+MAX_DEPTH = 128  # transpo.core.board.MAX_PLY (not imported: the module stays free of numpy at import)
+INTERRUPT_POLL_S = 0.05  # how often the main thread looks up from a long compiled call
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +51,74 @@ class _Parser(argparse.ArgumentParser):
 
 class _UsageError(Exception):
     """A malformed command line (what argparse would report)."""
+
+
+def _interrupted(note: str = "interrupted") -> None:
+    """End the process for Ctrl-C: a one-line note on stderr, exit status 130, no interpreter shutdown.
+
+    ``os._exit`` because a worker thread may still be inside compiled code that
+    cannot be interrupted; what was printed is flushed first.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        sys.stderr.write(f"{note}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(130)
+
+
+def run_interruptible(
+    work: Callable[[], object], on_interrupt: Callable[[Callable[[float], object]], None] | None = None
+):
+    """``work()``'s result, computed in a worker thread so that Ctrl-C is seen within ``INTERRUPT_POLL_S``.
+
+    A compiled call (numba, ``nogil``) holds no Python frame, so a KeyboardInterrupt
+    raised in the thread running it would wait until the call returns, minutes for
+    a deep perft.  Here the main thread only waits, in short slices; on Ctrl-C it
+    calls ``on_interrupt(wait)`` (which may stop the work, ``wait(seconds)`` for its
+    result, None if it has none yet, and print what it has) and ends the process
+    with status 130.  An exception raised by ``work`` is raised here.
+    """
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="transpo-work", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(INTERRUPT_POLL_S)
+    except KeyboardInterrupt:
+        if on_interrupt is not None:
+
+            def wait(seconds: float) -> object:
+                thread.join(seconds)
+                return outcome.get("value")
+
+            try:
+                on_interrupt(wait)
+            except BaseException:  # noqa: BLE001 - leaving anyway
+                pass
+        _interrupted()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("value")
+
+
+def _check_depth(flag: str, depth: int, low: int) -> int:
+    """``depth`` if it lies in ``low..MAX_DEPTH``; otherwise ValueError saying what fits."""
+    if not low <= depth <= MAX_DEPTH:
+        raise ValueError(f"{flag} must be >= {low} and <= {MAX_DEPTH} (the deepest search ply), not {depth}")
+    return depth
 
 
 def _position(fen: str, moves: Sequence[str], keys: str | None = None, seed: int | None = None):
@@ -56,18 +135,21 @@ def _position(fen: str, moves: Sequence[str], keys: str | None = None, seed: int
 
 def cmd_perft(args: argparse.Namespace) -> None:
     """``transpo perft``: the leaf count (or the counts by root move), time and speed."""
+    _check_depth("perft depth", args.depth, 0)  # before anything is allocated or compiled
     position = _position(args.fen, args.moves)
-    if args.depth < 0:
-        raise ValueError("depth must be >= 0")
     started = time.perf_counter()
     if args.divide and args.depth > 0:
-        counts = position.divide(args.depth, args.bulk)
-        for move, count in counts.items():
-            print(f"{move}: {count}")
-        nodes = sum(counts.values())
+        moves = position.legal_moves()
+        nodes = 0
+        for move in moves:  # one root move at a time, printed as soon as it is counted
+            position.push(move)
+            count = run_interruptible(lambda: position.perft(args.depth - 1, args.bulk))
+            position.pop()
+            print(f"{move}: {count}", flush=True)
+            nodes += count
         print()
     else:
-        nodes = position.perft(args.depth, args.bulk)
+        nodes = run_interruptible(lambda: position.perft(args.depth, args.bulk))
     elapsed = time.perf_counter() - started
     print(f"Nodes: {nodes}")
     print(f"Time: {elapsed:.3f} s")
@@ -88,6 +170,8 @@ def _uci_limits(args: argparse.Namespace):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise ValueError(f"--{name} must be >= 1")
+    if args.depth is not None:
+        _check_depth("--depth", args.depth, 1)
     if args.depth is None and args.movetime is None and args.nodes is None:
         return Limits(depth=ANALYSE_DEFAULT_DEPTH, movetime=ANALYSE_DEFAULT_MOVETIME)
     return Limits(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
@@ -147,7 +231,28 @@ def cmd_analyse(args: argparse.Namespace) -> None:
             f"  nodes {info.nodes:>10,}  nps {info.nps:>9,}  time {info.time_ms:>6} ms  pv {_san(board, info.pv)}"
         )
 
-    result = engine.search(position, limits, on_info)
+    found: list = []  # the lines reported so far, for an interrupt before the search returns
+
+    def report(info) -> None:
+        if info.pv:
+            found.append(info)
+        on_info(info)
+
+    def stop_and_report(wait) -> None:
+        """Ctrl-C: stop the search, then print the best move and PV found so far."""
+        engine.stop()
+        result = wait(0.3)
+        lines = result.lines if result is not None else [i for i in found if i.multipv == 1][-1:]
+        console.print()
+        best = result.best_move if result is not None else (lines[0].pv[0] if lines else None)
+        if best is None:
+            console.print("Interrupted before the first iteration ended: no move yet")
+            return
+        console.print(f"Interrupted. Best move so far: {board.san(chess.Move.from_uci(best))} ({best})")
+        for info in lines:
+            console.print(f"PV {info.multipv}: {_score_text(info)}  {_san(board, info.pv)}")
+
+    result = run_interruptible(lambda: engine.search(position, limits, report), stop_and_report)
     console.print()
     if result.best_move is None:
         console.print("No move found")
@@ -185,6 +290,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
     if args.depth < 1:
         raise ValueError("--depth must be >= 1")
+    _check_depth("--depth", args.depth, 1)
     HASH_MB.check(args.hash)
 
     def on_line(line) -> None:
@@ -192,7 +298,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
         best = line.best_move or "(none)"
         print(f"Position {line.index:>2}/{len(POSITIONS)}  {best:<6} nodes {line.nodes:>10}  {line.time_ms:>8.0f} ms  {line.fen}", flush=True)
 
-    result = run_bench(args.depth, args.hash, on_line=on_line)
+    result = run_interruptible(lambda: run_bench(args.depth, args.hash, on_line=on_line))
     print("=" * 40)
     print(f"Depth: {result.depth}")
     print(f"Total time (ms): {result.time_s * 1000:.0f}")
@@ -215,8 +321,14 @@ def _add_position_args(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``with_lab=False`` leaves out ``lab`` (its modules load numba and matplotlib)."""
+    from transpo import __version__
+
     parser = _Parser(prog="transpo", description="Transpo chess engine and hash lab (no command: UCI engine)")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=f"transpo {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="command")
+    sub.add_parser("help", help="show this list of commands (help COMMAND: that command's options)").add_argument(
+        "topic", nargs="*", help="a command, e.g. perft or lab"
+    )
 
     perft = sub.add_parser("perft", help="count leaf nodes of the legal move tree")
     perft.add_argument("depth", type=int)
@@ -286,20 +398,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         from transpo.uci import run_uci
 
         return run_uci()
+    if argv == ["--version"]:
+        from transpo import __version__
+
+        print(f"transpo {__version__}")
+        return 0
     try:
-        args = build_parser(with_lab=bool(argv) and argv[0] in ("lab", "-h", "--help")).parse_args(argv)
+        parser = build_parser(with_lab=argv[0] in ("lab", "help", "-h", "--help"))
+        args = parser.parse_args(argv)
         if args.command is None:
             from transpo.uci import run_uci
 
             run_uci()
             return 0
+        if args.command == "help":
+            return _help(parser, args.topic)
         args.func(args)
         return 0
     except (_UsageError, ValueError, OSError) as exc:  # bad input or an unwritable --json path
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:  # e.g. a --hash the machine cannot hold
+        detail = " ".join(str(exc).split())
+        print(f"error: out of memory{': ' + detail if detail else ''}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
         return 130
+
+
+def _help(parser: argparse.ArgumentParser, topic: Sequence[str]) -> int:
+    """``transpo help [COMMAND ...]``: the list of commands, or one command's options."""
+    if not topic:
+        parser.print_help()
+        return 0
+    try:
+        parser.parse_args([*topic, "--help"])
+    except SystemExit as exc:  # argparse prints the help and exits
+        return int(exc.code or 0)
+    return 0
 
 
 if __name__ == "__main__":

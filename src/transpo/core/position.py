@@ -24,6 +24,7 @@ from transpo.core.board import (
     KNIGHT,
     MAX_GAME_PLIES,
     MAX_MOVES,
+    MAX_PLY,
     PIECE_LETTERS,
     SQ64_TO_120,
     ST_COUNT,
@@ -267,8 +268,8 @@ class Position:
     # --- perft ---------------------------------------------------------------
     def perft(self, depth: int, bulk: bool = False) -> int:
         """Leaf count of the legal move tree ``depth`` plies deep."""
-        if depth < 0:
-            raise ValueError("depth must be >= 0")
+        if not 0 <= depth <= MAX_PLY:  # the key history has room for MAX_PLY plies beyond the game
+            raise ValueError(f"perft depth must be from 0 to {MAX_PLY}, not {depth}")
         buffer = np.zeros(max(depth, 1) * MAX_MOVES, dtype=np.int32)
         return int(perft(self.board, self.state, self.keys, self.undo, self.zobrist, EMPTY_PSQ, buffer, depth, bulk))
 
