@@ -152,3 +152,28 @@ def test_help_lists_every_command():
     assert r.returncode == 0 and "--divide" in r.stdout
     r = _run("help", "nosuch")
     assert r.returncode == 2 and r.stderr.startswith("error: ")
+
+
+# --- README ---------------------------------------------------------------------------------------------------
+def test_readme_quick_start_is_real():
+    import re
+    from pathlib import Path
+
+    import chess
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    block = readme.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(block) == 2
+    install, tests = block
+    assert install.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e . && transpo ")
+    assert tests == "python3 -m venv .venv && . .venv/bin/activate && bash scripts/test.sh"
+    assert "Python 3.11 or newer" in readme and 'requires-python = ">=3.11"' in (root / "pyproject.toml").read_text()
+    fen = re.search(r'--fen "([^"]+)"', install)[1]
+    board = chess.Board()
+    for san in "d4 d5 c4 e6 Nc3 Nf6 Bg5 Be7 e3 O-O Nf3 Nbd7".split():
+        board.push_san(san)
+    assert fen == board.fen() and board.is_valid()
+    assert "centipawns" in readme and "side to move" in readme
+    r = _run("analyse", "--fen", fen, "--depth", "3")
+    assert r.returncode == 0 and "Best move: " in r.stdout, r.stderr
