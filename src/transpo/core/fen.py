@@ -94,8 +94,10 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
     for row, text in enumerate(ranks):
         rank = 7 - row
         file = 0
-        for ch in text:
+        for at, ch in enumerate(text):
             if ch in "12345678":
+                if at and text[at - 1] in "12345678":  # python-chess refuses "44" too
+                    raise InvalidFEN(f"rank {rank + 1} ({text!r}) has two digits in a row")
                 file += int(ch)
             elif ch in "PNBRQKpnbrqk":
                 if file > 7:
