@@ -177,3 +177,15 @@ def test_readme_quick_start_is_real():
     assert "centipawns" in readme and "side to move" in readme
     r = _run("analyse", "--fen", fen, "--depth", "3")
     assert r.returncode == 0 and "Best move: " in r.stdout, r.stderr
+
+
+def test_keyboard_interrupt_anywhere_is_exit_130_without_traceback(monkeypatch, capsys):
+    """The top-level handler (what the lab commands rely on): Ctrl-C outside the interruptible helper."""
+    from transpo import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_key", interrupted)
+    assert cli.main(["key"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"

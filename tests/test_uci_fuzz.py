@@ -59,7 +59,8 @@ def model_board(fen: str) -> chess.Board | None:
 
     python-chess decides, except where the engine is documented to be stricter on
     syntax: 4 or 6 fields only, clocks of ASCII digits up to 1,000,000, castling
-    letters from KQkq without repeats.
+    letters from KQkq without repeats; and more lenient in one: castling letters
+    in any order.
     """
     fields = fen.split()
     if len(fields) not in (4, 6):
@@ -69,8 +70,10 @@ def model_board(fen: str) -> chess.Board | None:
         return None
     if len(fields) == 6 and not all(_CLOCK.fullmatch(f) and int(f) <= 1_000_000 for f in fields[4:]):
         return None
+    if castling != "-":  # the engine takes the letters in any order; python-chess wants White's first
+        fields[2] = "".join(sorted(castling, key="KQkq".index))
     try:
-        board = chess.Board(fen)
+        board = chess.Board(" ".join(fields))
     except ValueError:
         return None
     if board.status() & ~LENIENT:
