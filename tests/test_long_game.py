@@ -154,3 +154,11 @@ def test_illegal_move_in_a_long_game_changes_nothing():
     with pytest.raises(IllegalMove):
         position.push("e2e5")
     assert (position.fen(), position.key, len(position.moves)) == before
+
+
+def test_two_digits_in_a_row_are_refused_like_python_chess():
+    fen = "4k3/8/8/8/44/8/8/4K3 w - - 0 1"
+    with pytest.raises(ValueError):
+        chess.Board(fen)
+    with pytest.raises(InvalidFEN, match=r"rank 4 \('44'\) has two digits in a row"):
+        Position.from_fen(fen)

@@ -94,10 +94,8 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
     for row, text in enumerate(ranks):
         rank = 7 - row
         file = 0
-        for at, ch in enumerate(text):
+        for ch in text:
             if ch in "12345678":
-                if at and text[at - 1] in "12345678":  # python-chess refuses "44" too
-                    raise InvalidFEN(f"rank {rank + 1} ({text!r}) has two digits in a row")
                 file += int(ch)
             elif ch in "PNBRQKpnbrqk":
                 if file > 7:
@@ -115,6 +113,8 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
                 raise InvalidFEN(f"unknown piece letter or digit {ch!r} in rank {rank + 1}")
         if file != 8:
             raise InvalidFEN(f"rank {rank + 1} ({text!r}) covers {file} squares, not 8")
+        if any(a in "12345678" and b in "12345678" for a, b in zip(text, text[1:])):  # python-chess refuses "44"
+            raise InvalidFEN(f"rank {rank + 1} ({text!r}) has two digits in a row")
     for color, name in ((WHITE, "white"), (BLACK, "black")):
         kings = state[ST_COUNT + (KING | color << 3)]
         if kings != 1:
