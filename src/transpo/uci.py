@@ -245,7 +245,8 @@ class UCI:
         self._warm_error: str | None = None
         self.engine: Engine | None = None
         self._engine_lock = threading.Lock()  # engine creation against setoption
-        self.position: Position | None = None
+        self.position: Position | None = None  # the start position once the engine is loaded
+        self.no_position = False  # the last position command was refused: go answers bestmove 0000
         # search state
         self._search_thread: threading.Thread | None = None
         self._search_lock = threading.Lock()
@@ -447,6 +448,7 @@ class UCI:
         from transpo.core.position import Position
 
         self.position = Position()
+        self.no_position = False
 
     def cmd_position(self, args: list[str]) -> None:
         """``position startpos|fen F [moves ...]``, as Stockfish reads it.
@@ -460,7 +462,7 @@ class UCI:
         self.ready.wait()
         from transpo.core.position import IllegalMove, InvalidFEN, Position
 
-        self.position = None  # until this command has set one
+        self.no_position = True  # until this command has set one
         if not args:
             raise UCIError("position needs startpos or fen; no position is set")
         if "moves" in args:
@@ -487,17 +489,17 @@ class UCI:
             try:
                 position.push(move)
             except IllegalMove as exc:
-                self.position = position
+                self.position, self.no_position = position, False
                 raise UCIError(
                     f"{_clip(str(exc), 200)} (move {index + 1} of {len(moves)}); "
                     f"the position is the one after the {index} moves before it"
                 ) from None
-        self.position = position
+        self.position, self.no_position = position, False
 
     def cmd_d(self, args: list[str]) -> None:
         """``d`` (not UCI, as in Stockfish): the board, its FEN and its key."""
         self.ready.wait()
-        if self.position is None:
+        if self.position is None or self.no_position:
             raise UCIError("no position")
         for row in str(self.position).splitlines():
             self.send(row)
@@ -513,7 +515,7 @@ class UCI:
         limits = Limits(**fields)
         # Like Stockfish, a go waits for a search that ends by itself (a script's go after go gets both
         # searches in full); one that waits for stop (infinite, ponder) is stopped.
-        if self.position is None:  # the last position command was refused: no move of an older position
+        if self.no_position or self.position is None:  # a refused position: no move of an older position
             self._stop_search(wait_only=not self._open_ended)
             self.error("no position")
             self.send("bestmove 0000")
