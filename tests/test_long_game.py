@@ -162,3 +162,10 @@ def test_two_digits_in_a_row_are_refused_like_python_chess():
         chess.Board(fen)
     with pytest.raises(InvalidFEN, match=r"rank 4 \('44'\) has two digits in a row"):
         Position.from_fen(fen)
+
+
+def test_perft_deeper_than_the_history_allows_is_refused():
+    with pytest.raises(ValueError, match="perft depth must be from 0 to 128, not 129"):
+        Position().perft(129)
+    with pytest.raises(ValueError, match="not -1"):
+        Position().perft(-1)

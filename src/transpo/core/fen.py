@@ -4,7 +4,8 @@
 clocks then default to 0 and 1; a fullmove number of 0 is read as 1, as
 python-chess does).  It refuses anything a legal game cannot
 reach in the ways a user is likely to mistype: the wrong number of fields or
-ranks, unknown piece letters, a rank that is not eight squares, a missing or
+ranks, unknown piece letters, a rank that is not eight squares (or has two
+digits in a row, which python-chess refuses too), a missing or
 extra king, pawns on the first or last rank, castling rights without the
 king and rook at home (unless the caller asks for them to be dropped, as the
 UCI front end does), an en-passant square that no double step could have
