@@ -95,7 +95,9 @@ def test_absurd_perft_depth_is_refused_at_once(depth):
     started = time.monotonic()
     r = _run("perft", depth)
     assert r.returncode == 2
-    assert r.stderr.splitlines() == [f"error: perft depth must be >= 0 and <= 128 (the deepest search ply), not {depth}"]
+    assert r.stderr.splitlines() == [
+        f"error: perft depth must be >= 0 and <= 128 (the deepest search ply), not {depth}"
+    ]
     assert time.monotonic() - started < 10
 
 

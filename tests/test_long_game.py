@@ -117,7 +117,11 @@ def test_copy_after_a_compaction_is_independent():
 @pytest.mark.parametrize(
     "fen,dropped,expected",
     [
-        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1", "K", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1"),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
+            "K",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1",
+        ),
         ("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1", "KQkq", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"),
         ("r4k1r/8/8/8/8/8/8/R3K2R w KQkq - 3 9", "kq", "r4k1r/8/8/8/8/8/8/R3K2R w KQ - 3 9"),
     ],

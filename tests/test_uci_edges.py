@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import io
 import subprocess
-import sys
 import time
 
 import chess
 import pytest
-from test_uci import ENGINE_CMD, Raw, _bestmove, _clean_env  # noqa: F401 - the raw fixture below
+from test_uci import ENGINE_CMD, Raw, _bestmove, _clean_env
 
 from transpo import uci as uci_module
 
@@ -200,6 +199,7 @@ def test_hash_that_cannot_be_allocated_keeps_the_previous_table(monkeypatch):
 
     monkeypatch.setattr(table, "resize", refuse)
     uci.handle("setoption name Hash value 60000")
+
     def refuse_value(size_mb):
         raise ValueError("60000 MB is more than the 3000 MB of available memory")
 

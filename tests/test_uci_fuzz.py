@@ -36,7 +36,20 @@ ENGINE_CMD = [sys.executable, "-m", "transpo.cli", "uci"]
 SEED = int(os.environ.get("TRANSPO_FUZZ_SEED", "20261130"))  # another seed or more lines: more of the same
 TARGET_LINES = int(os.environ.get("TRANSPO_FUZZ_LINES", "5000"))
 SYNC_TIMEOUT_S = 30.0
-COMMANDS = {"uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop", "ponderhit", "quit", "d"}
+COMMANDS = {
+    "uci",
+    "debug",
+    "isready",
+    "setoption",
+    "register",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "quit",
+    "d",
+}
 START = chess.STARTING_FEN
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 # python-chess's Board(fen) accepts these positions too; its is_valid() flags them, the engine plays them.
@@ -111,7 +124,10 @@ class Model:
                 if not board.is_legal(parsed):
                     break
                 # python-chess also reads king-takes-own-rook (e1h1) as castling; UCI text is e1g1
-                if board.is_castling(parsed) and abs(chess.square_file(parsed.from_square) - chess.square_file(parsed.to_square)) != 2:
+                if (
+                    board.is_castling(parsed)
+                    and abs(chess.square_file(parsed.from_square) - chess.square_file(parsed.to_square)) != 2
+                ):
                     break
                 board.push(parsed)
         self.board = board
@@ -154,7 +170,9 @@ class Generator:
             moves.append(move.uci())
             board.push(move)
         if not legal_only and moves:
-            bad = self.rng.choice(["e2e5", "a1a1", "e1g1", "0000", "e7e8Q", "z9z9", "e2e4e", "h7h8k", "moves", "\u00e9"])
+            bad = self.rng.choice(
+                ["e2e5", "a1a1", "e1g1", "0000", "e7e8Q", "z9z9", "e2e4e", "h7h8k", "moves", "\u00e9"]
+            )
             moves.insert(self.rng.randrange(len(moves) + 1), bad)
         return moves
 
@@ -169,7 +187,24 @@ class Generator:
         elif kind < 0.7:
             token = str(rng.choice([0, -1, 2**31, 2**63, -(2**63), 10**30, -(10**40), 7]))
         else:
-            token = rng.choice(["name", "value", "startpos", "fen", "moves", "depth", "infinite", "on", "off", "Hash", "e2e4", "wtime", "searchmoves", "ponder"])
+            token = rng.choice(
+                [
+                    "name",
+                    "value",
+                    "startpos",
+                    "fen",
+                    "moves",
+                    "depth",
+                    "infinite",
+                    "on",
+                    "off",
+                    "Hash",
+                    "e2e4",
+                    "wtime",
+                    "searchmoves",
+                    "ponder",
+                ]
+            )
         return "x" + token if token in COMMANDS else token
 
     def garbage_line(self) -> str:
@@ -239,7 +274,14 @@ class Generator:
         if rng.random() < 0.3:
             extra += ["wtime", str(rng.randint(10, 2000)), "btime", str(rng.randint(10, 2000))]
         if rng.random() < 0.2:
-            extra += ["winc", str(rng.randint(-50, 50)), "binc", str(rng.randint(-50, 50)), "movestogo", str(rng.randint(1, 40))]
+            extra += [
+                "winc",
+                str(rng.randint(-50, 50)),
+                "binc",
+                str(rng.randint(-50, 50)),
+                "movestogo",
+                str(rng.randint(1, 40)),
+            ]
         if rng.random() < 0.1:
             extra += ["searchmoves", "e2e4", "d2d4"]
         if kind <= 2:
@@ -257,7 +299,11 @@ class Generator:
         else:
             words = ["ponder", "wtime", "100", "btime", "100"]
         tokens = words + extra
-        rng.shuffle(pairs := [tokens[i : i + 2] if tokens[i] not in ("infinite", "ponder") else [tokens[i]] for i in _starts(tokens)])
+        rng.shuffle(
+            pairs := [
+                tokens[i : i + 2] if tokens[i] not in ("infinite", "ponder") else [tokens[i]] for i in _starts(tokens)
+            ]
+        )
         line = "go " + " ".join(" ".join(p) for p in pairs)
         open_ended = kind >= 8
         lines = [line]
@@ -321,7 +367,9 @@ class Generator:
             tail = self.playout(chess.Board(), rng.randint(0, 6))
             return "position startpos moves " + " ".join(["g1f3 g8f6 f3g1 f6g8"] * cycles + tail)
         if kind == 6:
-            return rng.choice(["position", "position sideways", "position fen", "position startpos extra", "position moves e2e4"])
+            return rng.choice(
+                ["position", "position sideways", "position fen", "position startpos extra", "position moves e2e4"]
+            )
         if kind == 7:  # junk before the command is skipped, as the UCI spec asks
             return f"{self.garbage_token()} position startpos moves e2e4"
         return "position startpos moves " + " ".join(self.garbage_token() for _ in range(rng.randint(1, 5)))
@@ -342,7 +390,9 @@ class EngineProcess:
         env = dict(os.environ)
         for name in ("NUMBA_DISABLE_JIT", "NUMBA_BOUNDSCHECK"):
             env.pop(name, None)
-        self.proc = subprocess.Popen(ENGINE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.proc = subprocess.Popen(
+            ENGINE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr = b""
         threading.Thread(target=self._read, daemon=True).start()
@@ -367,7 +417,9 @@ class EngineProcess:
         except queue.Empty:
             raise AssertionError(f"the engine hung: no answer in {timeout} s") from None
         if line is None:
-            raise AssertionError(f"the engine died (exit {self.proc.wait()}): {self.stderr.decode('utf-8', 'replace')[-2000:]}")
+            raise AssertionError(
+                f"the engine died (exit {self.proc.wait()}): {self.stderr.decode('utf-8', 'replace')[-2000:]}"
+            )
         return line
 
 
@@ -398,7 +450,21 @@ def _chunks(gen: Generator, target: int):
             elif r < 0.55:
                 chunk.append(gen.bad_go())
             elif r < 0.62:
-                chunk.append(rng.choice(["stop", "ponderhit", "ucinewgame", "uci", "debug on", "debug maybe", "register later", "d", "isready"]))
+                chunk.append(
+                    rng.choice(
+                        [
+                            "stop",
+                            "ponderhit",
+                            "ucinewgame",
+                            "uci",
+                            "debug on",
+                            "debug maybe",
+                            "register later",
+                            "d",
+                            "isready",
+                        ]
+                    )
+                )
             else:
                 lines, _ = gen.go_line()
                 chunk.extend(lines)
@@ -421,7 +487,9 @@ def _chunks(gen: Generator, target: int):
 def _safe(line: str) -> str:
     """``line`` without line breaks and without a ``quit`` token (that would end the run)."""
     line = line.replace("\n", " ").replace("\r", " ")
-    return " ".join("xquit" if token == "quit" else token for token in line.split(" ")) if "quit" in line.split() else line
+    return (
+        " ".join("xquit" if token == "quit" else token for token in line.split(" ")) if "quit" in line.split() else line
+    )
 
 
 def _parse_command(line: str) -> tuple[str | None, list[str]]:
@@ -435,7 +503,15 @@ def test_uci_fuzz():
     gen = Generator(SEED)
     model = Model()
     engine = EngineProcess()
-    counts = {"lines": 0, "go": 0, "bestmove 0000": 0, "bestmove (none)": 0, "isready": 0, "refused positions": 0, "chunks": 0}
+    counts = {
+        "lines": 0,
+        "go": 0,
+        "bestmove 0000": 0,
+        "bestmove (none)": 0,
+        "isready": 0,
+        "refused positions": 0,
+        "chunks": 0,
+    }
     started = time.monotonic()
     try:
         engine.send(["uci"])
@@ -469,8 +545,10 @@ def test_uci_fuzz():
                     out = engine.next_line(SYNC_TIMEOUT_S)
                 except AssertionError as exc:
                     shown = [line[:300] for line in chunk]
-                    raise AssertionError(f"{exc}; chunk {shown}; got {[o[:200] for o in received[-30:]]}; waiting for "
-                                         f"{len(expected_best)} bestmove, {readyoks} readyok") from None
+                    raise AssertionError(
+                        f"{exc}; chunk {shown}; got {[o[:200] for o in received[-30:]]}; waiting for "
+                        f"{len(expected_best)} bestmove, {readyoks} readyok"
+                    ) from None
                 received.append(out)
                 assert "Traceback" not in out and "internal error" not in out, (out, chunk)
                 if out.startswith("info string error"):

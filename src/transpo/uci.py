@@ -18,7 +18,9 @@ Threads
   releases the GIL, so ``stop`` and ``ponderhit`` get through).  It prints the
   ``info`` lines and then ``bestmove``; under ``go infinite`` and ``go ponder``
   it holds ``bestmove`` back until ``stop`` (or ``ponderhit``) even if the
-  search ended by itself.
+  search ended by itself.  A ``go`` sent while a search runs waits for it
+  (as in Stockfish) when it ends by itself, and stops it when it waits for
+  ``stop``.
 
 ``quit`` stops the running search at once; lines read before it are still
 executed (a ``go`` among them searches one ply), for at most ``QUIT_GRACE_S``
@@ -475,7 +477,9 @@ class UCI:
         elif spec and spec[0] == "fen" and len(spec) > 1:
             fen = " ".join(spec[1:])
         else:
-            raise UCIError(f"position needs 'startpos' or 'fen <FEN>', not {_clip(' '.join(spec))!r}; no position is set")
+            raise UCIError(
+                f"position needs 'startpos' or 'fen <FEN>', not {_clip(' '.join(spec))!r}; no position is set"
+            )
         try:
             position = Position.from_fen(fen, clean_castling=True)
         except InvalidFEN as exc:

@@ -21,6 +21,8 @@ so ``fen()`` may drop a square that no pawn could take.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from transpo.core.board import (
@@ -114,7 +116,7 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
                 raise InvalidFEN(f"unknown piece letter or digit {ch!r} in rank {rank + 1}")
         if file != 8:
             raise InvalidFEN(f"rank {rank + 1} ({text!r}) covers {file} squares, not 8")
-        if any(a in "12345678" and b in "12345678" for a, b in zip(text, text[1:])):  # python-chess refuses "44"
+        if any(a in "12345678" and b in "12345678" for a, b in pairwise(text)):  # python-chess refuses "44"
             raise InvalidFEN(f"rank {rank + 1} ({text!r}) has two digits in a row")
     for color, name in ((WHITE, "white"), (BLACK, "black")):
         kings = state[ST_COUNT + (KING | color << 3)]
