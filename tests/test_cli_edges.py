@@ -112,7 +112,7 @@ def test_absurd_search_depths_are_refused():
 @pytest.mark.parametrize("args", [["analyse", "--depth", "2"], ["bench", "--depth", "1"]], ids=["analyse", "bench"])
 def test_a_hash_that_does_not_fit_is_one_line_error(args):
     r = _run(*args, "--hash", "65536")
-    assert r.returncode == 2, r.stdout
+    assert r.returncode == 2 and r.stdout == "", r.stdout
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
     assert "Traceback" not in r.stderr and "MemoryError" not in r.stderr

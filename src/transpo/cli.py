@@ -214,13 +214,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     limits = _uci_limits(args)
     position = _position(args.fen, args.moves)
     HASH_MB.check(args.hash)  # the table would refuse it too, with this message, but only after the compile
+    engine = Engine(hash_mb=args.hash, multipv=args.multipv)  # first: a table that cannot fit is the only output
     board = chess.Board(position.fen())
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"Position: {position.fen()}")
     if not position.legal_moves():
         console.print(f"No legal move: {position.status().value}")
         return
-    engine = Engine(hash_mb=args.hash, multipv=args.multipv)
 
     def on_info(info) -> None:
         """Print one iteration line."""
