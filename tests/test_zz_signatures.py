@@ -34,6 +34,7 @@ ENTRY_POINTS = {
     "probe": table.probe,
     "store": table.store,
     "hashfull": table.hashfull,
+    "is_false_entry": table.is_false_entry,
 }
 
 
@@ -65,6 +66,7 @@ def _exercise_with_python_values() -> None:
     table.probe(tt.arrays, p.key, 0, 1)
     table.store(tt.arrays, np.uint64(p.key), np.uint64(0), move, 5, 0, 3, table.BOUND_EXACT, np.int32(2))
     table.hashfull(tt.arrays)
+    table.is_false_entry(tt.arrays, p.key, 0)
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)

@@ -40,7 +40,6 @@ from transpo.core.keys import compute_key, key_set
 from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, refresh_sums, unmake_move
 from transpo.core.movegen import generate_moves, in_check, is_attacked
 from transpo.core.moves import move_to_uci
-from transpo.core.perft import perft
 from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, START_FEN
 
 __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
@@ -271,6 +270,8 @@ class Position:
         if not 0 <= depth <= MAX_PLY:  # the key history has room for MAX_PLY plies beyond the game
             raise ValueError(f"perft depth must be from 0 to {MAX_PLY}, not {depth}")
         buffer = np.zeros(max(depth, 1) * MAX_MOVES, dtype=np.int32)
+        from transpo.core.perft import perft  # compiled on first use: a search never needs it (faster cold start)
+
         return int(perft(self.board, self.state, self.keys, self.undo, self.zobrist, EMPTY_PSQ, buffer, depth, bulk))
 
     def divide(self, depth: int, bulk: bool = False) -> dict[str, int]:

@@ -218,16 +218,21 @@ def audit_key(tt, board, state):
     return np.uint64(0)
 
 
-@njit(cache=True, inline="always")
-def _signature_slot(tt, key):
-    """Word index of the first live slot whose signature matches ``key``, or -1 (counts nothing)."""
+@njit(types.boolean(TABLE_TYPE, types.uint64, types.uint64), cache=True, nogil=True, _nrt=False)
+def is_false_entry(tt, key, check_key):
+    """Whether the entry a probe for ``key`` just returned belongs to another position (lab modes only).
+
+    No live slot matching the signature means the probe was a forced false hit; a
+    matching slot whose check key differs is an audited false hit.  A separate,
+    non-inlined function: the search calls it only in the lab's modes.
+    """
     base = _bucket_base(tt, key)
     mask = signature_mask(tt.config)
     for slot in range(SLOTS):
         w = base + 2 * slot
         if data_bound(tt.words[w + 1]) != BOUND_NONE and ((tt.words[w] ^ key) & mask) == 0:
-            return w
-    return -1
+            return tt.config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -235,16 +240,12 @@ def record_cutoff(tt, key, check_key):
     """The search ended the node of ``key`` on its probed entry's score.
 
     In the lab's modes (audit, forced false hits) it also tells whether that entry
-    was another position's: no slot matches the signature (a forced hit), or the
-    matching slot's check key differs (an audited false hit).  Outside them this
-    costs one test, not a second probe.
+    was another position's (:func:`is_false_entry`).  Outside them this costs one
+    test, not a second probe.
     """
-    config = tt.config
     tt.counts[CN_CUTOFFS] += 1
-    if config[CF_AUDIT] != 0 or config[CF_FORCE_EVERY] != 0:
-        w = _signature_slot(tt, key)
-        if w < 0 or (config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key):
-            tt.counts[CN_FALSE_CUTOFFS] += 1
+    if (tt.config[CF_AUDIT] != 0 or tt.config[CF_FORCE_EVERY] != 0) and is_false_entry(tt, key, check_key):
+        tt.counts[CN_FALSE_CUTOFFS] += 1
 
 
 @njit(cache=True, nogil=True, inline="always")
