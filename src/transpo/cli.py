@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 
 # Plain Python (no numba): the defaults and ranges the UCI options use too.
+from transpo.compiling import CORE, ENGINE, PERFT, compile_notice
 from transpo.settings import (
     DEFAULT_KEY_SET,
     DEFAULT_PRNG_SEED,
@@ -37,6 +38,7 @@ from transpo.settings import (
 
 ANALYSE_DEFAULT_DEPTH = 12
 ANALYSE_DEFAULT_MOVETIME = 3000
+LAB_SEARCHES = ("errors", "tt-gain", "crashes")  # the lab commands that run the compiled search
 MAX_DEPTH = 128  # transpo.core.board.MAX_PLY (not imported: the module stays free of numpy at import)
 INTERRUPT_POLL_S = 0.05  # how often the main thread looks up from a long compiled call
 
@@ -136,7 +138,9 @@ def _position(fen: str, moves: Sequence[str], keys: str | None = None, seed: int
 def cmd_perft(args: argparse.Namespace) -> None:
     """``transpo perft``: the leaf count (or the counts by root move), time and speed."""
     _check_depth("perft depth", args.depth, 0)  # before anything is allocated or compiled
-    position = _position(args.fen, args.moves)
+    with compile_notice(PERFT):
+        position = _position(args.fen, args.moves)
+        import transpo.core.perft  # noqa: F401  (compiled here, under the notice, not inside the count)
     started = time.perf_counter()
     if args.divide and args.depth > 0:
         moves = position.legal_moves()
@@ -158,7 +162,8 @@ def cmd_perft(args: argparse.Namespace) -> None:
 
 def cmd_key(args: argparse.Namespace) -> None:
     """``transpo key``: the Zobrist key in hex."""
-    position = _position(args.fen, args.moves, args.keys, args.seed)
+    with compile_notice(CORE):
+        position = _position(args.fen, args.moves, args.keys, args.seed)
     print(f"0x{position.key:016x}")
 
 
@@ -208,11 +213,12 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from transpo.engine.engine import Engine
-
     _check_range("--multipv", args.multipv, MULTIPV)
-    limits = _uci_limits(args)
-    position = _position(args.fen, args.moves)
+    with compile_notice(ENGINE):
+        from transpo.engine.engine import Engine
+
+        limits = _uci_limits(args)
+        position = _position(args.fen, args.moves)
     HASH_MB.check(args.hash)  # the table would refuse it too, with this message, but only after the compile
     engine = Engine(hash_mb=args.hash, multipv=args.multipv)  # first: a table that cannot fit is the only output
     board = chess.Board(position.fen())
@@ -292,6 +298,8 @@ def cmd_bench(args: argparse.Namespace) -> None:
         raise ValueError("--depth must be >= 1")
     _check_depth("--depth", args.depth, 1)
     HASH_MB.check(args.hash)
+    with compile_notice(ENGINE):
+        import transpo.engine.engine  # noqa: F401  (compiled here, under the notice, not in the first position's time)
 
     def on_line(line) -> None:
         """Print the line of one bench position as soon as it is searched."""
@@ -413,6 +421,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "help":
             return _help(parser, args.topic)
+        if args.command == "lab" and args.lab_command in LAB_SEARCHES:
+            with compile_notice(ENGINE):  # once here: the worker processes then load it from the cache
+                import transpo.engine.engine  # noqa: F401
         args.func(args)
         return 0
     except (_UsageError, ValueError, OSError) as exc:  # bad input or an unwritable --json path

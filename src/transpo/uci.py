@@ -8,12 +8,19 @@ Threads
 * A **command thread** executes the other lines in order.  Only it touches the
   position and the options.
 * A **warm-up thread**, started before the first line is read, imports the
-  compiled engine (numba loads or compiles it) and runs a depth-2 search, then
-  builds the real :class:`~transpo.engine.engine.Engine`.  ``uci`` is answered
-  without it (this module imports nothing compiled at module level: the option
-  list is built from :mod:`transpo.settings`, plain Python); ``isready``, ``position``, ``go``, ``d`` and
-  ``ucinewgame`` wait for it.  ``setoption`` does not wait: the values are kept
-  and applied when the engine exists.
+  compiled engine (numba loads it from the cache, or compiles it: on a cold cache
+  in a child process, on the other core) and runs a depth-2 search, then builds
+  the real :class:`~transpo.engine.engine.Engine`.  ``uci`` is answered without
+  it (this module imports nothing compiled at module level: the option list is
+  built from :mod:`transpo.settings`, plain Python).  With a warm cache the other
+  commands wait for it (well under a second).  With a cold one (``cold``, decided
+  at start) nothing waits for the compile: ``isready`` is answered at once,
+  ``position`` is read with python-chess (and replayed into a ``Position`` later)
+  and a ``go`` with a clock, a ``movetime``, ``infinite`` or ``ponder`` is
+  answered by :mod:`transpo.quicksearch` within its time budget, so a GUI never
+  loses on time to the first compile; ``go depth``/``nodes``/``mate`` (no clock
+  to keep) and ``d`` wait for the engine.
+  ``setoption`` does not wait: the values are kept and applied when the engine exists.
 * A **search thread** per ``go`` runs ``Engine.search`` (the compiled search
   releases the GIL, so ``stop`` and ``ponderhit`` get through).  It prints the
   ``info`` lines and then ``bestmove``; under ``go infinite`` and ``go ponder``
@@ -50,12 +57,15 @@ flushed line by line.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
+
+import chess
 
 # Plain Python only: the option ranges and names must be known before numba loads.
 from transpo.settings import (
@@ -204,6 +214,22 @@ def parse_go(tokens: list[str]) -> dict:
     return fields
 
 
+def split_position(tokens: list[str]) -> tuple[str, list[str]]:
+    """(FEN, moves) of ``position startpos|fen <FEN> [moves ...]``; UCIError when neither form is given."""
+    if not tokens:
+        raise UCIError("position needs startpos or fen; no position is set")
+    if "moves" in tokens:
+        at = tokens.index("moves")
+        spec, moves = tokens[:at], tokens[at + 1 :]
+    else:
+        spec, moves = tokens, []
+    if spec == ["startpos"]:
+        return START_FEN, moves
+    if spec and spec[0] == "fen" and len(spec) > 1:
+        return " ".join(spec[1:]), moves
+    raise UCIError(f"position needs 'startpos' or 'fen <FEN>', not {_clip(' '.join(spec))!r}; no position is set")
+
+
 def split_setoption(tokens: list[str]) -> tuple[str, str | None]:
     """(name, value or None) of ``setoption name <words> [value <words>]``."""
     if not tokens or tokens[0] != "name":
@@ -249,6 +275,12 @@ class UCI:
         self._engine_lock = threading.Lock()  # engine creation against setoption
         self.position: Position | None = None  # the start position once the engine is loaded
         self.no_position = False  # the last position command was refused: go answers bestmove 0000
+        # before the engine is ready: the last position as python-chess read it, replayed into a Position later
+        self._early_args: list[str] | None = None
+        self._early_board: chess.Board | None = None
+        self._compiler: subprocess.Popen | None = None  # the child process compiling a cold cache
+        self.cold = False  # set by start_warmup: the engine must be compiled, commands must not wait for it
+        self._quick_stop = threading.Event()  # stops a quick search (go before the engine is ready)
         # search state
         self._search_thread: threading.Thread | None = None
         self._search_lock = threading.Lock()
@@ -278,6 +310,11 @@ class UCI:
     # --- warm-up ---------------------------------------------------------------
     def start_warmup(self) -> threading.Thread:
         """Start the warm-up thread (see the module docstring) and return it."""
+        from transpo.compiling import ENGINE, is_compiled
+
+        # Decided here, before any command is read: a warm cache loads in well under a second, and
+        # commands wait for it as before; a cold one takes seconds, and they must not.
+        self.cold = not is_compiled(ENGINE)
         thread = threading.Thread(target=self._warm_up, name="transpo-warmup", daemon=True)
         thread.start()
         return thread
@@ -285,6 +322,11 @@ class UCI:
     def _warm_up(self) -> None:
         """Load or compile the engine, search once to load every compiled path, then build the real engine."""
         try:
+            from transpo.compiling import ENGINE, compile_in_child
+
+            if self.cold:  # compile on the other core; this process stays free for quick searches
+                self._compiler = compile_in_child(ENGINE)
+                self._compiler.wait()  # if it failed, the imports below compile in this process instead
             from transpo.core.position import Position
             from transpo.engine.engine import Engine
             from transpo.engine.timeman import Limits
@@ -391,9 +433,15 @@ class UCI:
         pass  # nothing to register
 
     def cmd_isready(self, args: list[str]) -> None:
-        """``isready``: ``readyok`` once the warm-up is over (after an error line if it failed)."""
-        self.ready.wait()
-        if self._warm_error:
+        """``isready``: ``readyok`` after the commands before it (an error line first if the warm-up failed).
+
+        While the engine compiles it answers at once: every command can be taken
+        then (see the module docstring), so a GUI is never kept waiting by the
+        first compile.  A warm cache is waited for (it loads in well under a second).
+        """
+        if not self.cold:
+            self.ready.wait()  # loading a warm cache: well under a second
+        if self.ready.is_set() and self._warm_error:
             self.error(f"the engine failed to start ({self._warm_error})")
         self.send("readyok")
 
@@ -444,6 +492,11 @@ class UCI:
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         """``ucinewgame``: stop any search, clear the table and history, back to the start position."""
+        if self.cold and not self.ready.is_set():  # the engine is still being compiled: it will start empty anyway
+            self._stop_search()
+            self._early_args = self._early_board = None
+            self.no_position = False
+            return
         engine = self._need_engine()
         self._stop_search()
         engine.new_game()
@@ -451,6 +504,7 @@ class UCI:
 
         self.position = Position()
         self.no_position = False
+        self._early_args = self._early_board = None
 
     def cmd_position(self, args: list[str]) -> None:
         """``position startpos|fen F [moves ...]``, as Stockfish reads it.
@@ -461,30 +515,24 @@ class UCI:
         FEN, a malformed command) leaves **no** position: the next ``go``
         answers ``bestmove 0000`` instead of a move of an older position.
         """
-        self.ready.wait()
+        if self.cold and not self.ready.is_set():
+            self._early_position(args)
+        else:
+            self.ready.wait()
+            self._early_args = self._early_board = None
+            self._set_position(args, report=True)
+
+    def _set_position(self, args: list[str], report: bool) -> None:
+        """Build the ``Position`` of a ``position`` command; ``report``: warnings and errors go out."""
         from transpo.core.position import IllegalMove, InvalidFEN, Position
 
         self.no_position = True  # until this command has set one
-        if not args:
-            raise UCIError("position needs startpos or fen; no position is set")
-        if "moves" in args:
-            at = args.index("moves")
-            spec, moves = args[:at], args[at + 1 :]
-        else:
-            spec, moves = args, []
-        if spec == ["startpos"]:
-            fen = START_FEN
-        elif spec and spec[0] == "fen" and len(spec) > 1:
-            fen = " ".join(spec[1:])
-        else:
-            raise UCIError(
-                f"position needs 'startpos' or 'fen <FEN>', not {_clip(' '.join(spec))!r}; no position is set"
-            )
+        fen, moves = split_position(args)
         try:
             position = Position.from_fen(fen, clean_castling=True)
         except InvalidFEN as exc:
             raise UCIError(f"bad fen {_clip(fen)!r}: {_clip(str(exc), 200)}; no position is set") from None
-        if position.dropped_castling:
+        if report and position.dropped_castling:
             self.send(
                 f"info string warning: castling rights {position.dropped_castling} dropped: "
                 "their king or rook is not on its home square"
@@ -494,15 +542,61 @@ class UCI:
                 position.push(move)
             except IllegalMove as exc:
                 self.position, self.no_position = position, False
+                if not report:
+                    return
                 raise UCIError(
                     f"{_clip(str(exc), 200)} (move {index + 1} of {len(moves)}); "
                     f"the position is the one after the {index} moves before it"
                 ) from None
         self.position, self.no_position = position, False
 
+    def _early_position(self, args: list[str]) -> None:
+        """``position`` before the engine is ready: read by python-chess, kept for the quick search and replayed later."""
+        self._early_args, self._early_board = list(args), None
+        self.no_position = True
+        fen, moves = split_position(args)
+        try:
+            board = chess.Board(fen)
+        except ValueError as exc:
+            raise UCIError(f"bad fen {_clip(fen)!r}: {_clip(str(exc), 200)}; no position is set") from None
+        cleaned = board.clean_castling_rights()
+        if cleaned != board.castling_rights:
+            kept = chess.Board(fen)
+            kept.castling_rights = cleaned
+            dropped = "".join(c for c in fen.split()[2] if c not in kept.castling_xfen())
+            self.send(
+                f"info string warning: castling rights {dropped} dropped: their king or rook is not on its home square"
+            )
+            board.castling_rights = cleaned
+        if not board.is_valid():
+            raise UCIError(f"bad fen {_clip(fen)!r}: not a legal position ({board.status()!r}); no position is set")
+        for index, text in enumerate(moves):
+            try:
+                move = chess.Move.from_uci(text)
+            except ValueError:
+                move = None
+            if move is None or move not in board.legal_moves:
+                self._early_board, self.no_position = board, False
+                raise UCIError(
+                    f"illegal move {_clip(text, 20)} in {board.fen()} (move {index + 1} of {len(moves)}); "
+                    f"the position is the one after the {index} moves before it"
+                )
+            board.push(move)
+        self._early_board, self.no_position = board, False
+
+    def _settle_position(self) -> None:
+        """Once the engine is ready, turn a position read before it into a ``Position`` (its messages were sent)."""
+        if self._early_args is not None and self.ready.is_set():
+            args, self._early_args, self._early_board = self._early_args, None, None
+            try:
+                self._set_position(args, report=False)
+            except UCIError:
+                pass  # refused before: there is still no position
+
     def cmd_d(self, args: list[str]) -> None:
         """``d`` (not UCI, as in Stockfish): the board, its FEN and its key."""
         self.ready.wait()
+        self._settle_position()
         if self.position is None or self.no_position:
             raise UCIError("no position")
         for row in str(self.position).splitlines():
@@ -513,10 +607,15 @@ class UCI:
     def cmd_go(self, args: list[str]) -> None:
         """``go ...``: start a search thread; a malformed ``go`` starts nothing, no position answers ``bestmove 0000``."""
         fields = parse_go(args)
-        engine = self._need_engine()
         from transpo.engine.timeman import Limits
 
         limits = Limits(**fields)
+        timed = limits.wtime is not None or limits.btime is not None or limits.movetime is not None
+        if self.cold and not self.ready.is_set() and (timed or limits.infinite or limits.ponder):
+            self._start_quick_search(limits)
+            return
+        engine = self._need_engine()
+        self._settle_position()
         # Like Stockfish, a go waits for a search that ends by itself (a script's go after go gets both
         # searches in full); one that waits for stop (infinite, ponder) is stopped.
         if self.no_position or self.position is None:  # a refused position: no move of an older position
@@ -545,8 +644,7 @@ class UCI:
         if not self._active():
             return  # stop when idle is ignored
         self._release.set()
-        if self.engine is not None:
-            self.engine.stop()
+        self._halt()
 
     def cmd_ponderhit(self, args: list[str]) -> None:
         """``ponderhit``: the pondered move was played; the search goes on under the clock."""
@@ -555,7 +653,9 @@ class UCI:
         self._ponder_search = False
         with self._search_lock:  # a search that has ended needs no clock
             if not self._search_done.is_set():
-                self.engine.ponderhit()
+                if self.engine is not None:
+                    self.engine.ponderhit()
+                self._quick_stop.set()  # a quick search (no clock of its own) answers now
         self._release.set()
 
     def cmd_quit(self, args: list[str]) -> None:
@@ -575,8 +675,7 @@ class UCI:
             return
         if not wait_only:
             self._release.set()
-            if self.engine is not None:
-                self.engine.stop()
+            self._halt()
         thread.join()
         self._search_thread = None
 
@@ -608,6 +707,67 @@ class UCI:
         else:
             self.send(f"bestmove {best}")
 
+    def _halt(self) -> None:
+        """Stop whichever search runs: the engine's or a quick one (thread-safe)."""
+        self._quick_stop.set()
+        if self.engine is not None:
+            self.engine.stop()
+
+    def _start_quick_search(self, limits: Limits) -> None:
+        """A ``go`` before the engine is ready: the quick search answers within the move's budget."""
+        self._stop_search(wait_only=not self._open_ended)
+        if self.no_position:
+            self.error("no position")
+            self.send("bestmove 0000")
+            return
+        board = self._early_board if self._early_board is not None else chess.Board()
+        self._quick_stop.clear()
+        self._release.clear()
+        if not (limits.infinite or limits.ponder):
+            self._release.set()
+        self._ponder_search = limits.ponder
+        self._open_ended = limits.infinite or limits.ponder
+        self._search_done.clear()
+        self._search_thread = threading.Thread(
+            target=self._quick_search, args=(board, limits), name="transpo-quick-search", daemon=True
+        )
+        self._search_thread.start()
+
+    def _quick_search(self, board: chess.Board, limits: Limits) -> None:
+        """Body of a quick search thread: deepen until the soft budget (or stop), then ``bestmove``."""
+        from transpo.engine.timeman import allot
+        from transpo.quicksearch import MAX_DEPTH as MAX_QUICK_DEPTH
+        from transpo.quicksearch import QuickSearch
+
+        started = time.monotonic()
+        budget = allot(limits, board.turn == chess.WHITE, int(self.options["Move Overhead"]))
+        deadline = None if budget.soft_ms is None else started + budget.soft_ms / 1000
+        self.send("info string the engine is still compiling: this move comes from the quick search")
+
+        def report(result) -> None:
+            elapsed = max(1, int((time.monotonic() - started) * 1000))
+            self.send(
+                f"info depth {result.depth} score cp {result.score} nodes {result.nodes} "
+                f"nps {result.nodes * 1000 // elapsed} time {elapsed} pv {' '.join(result.pv)}"
+            )
+
+        result = None
+        try:
+            max_depth = min(limits.depth or MAX_QUICK_DEPTH, MAX_QUICK_DEPTH)
+            result = QuickSearch(board, deadline, self._quick_stop).run(max_depth, on_iteration=report)
+        except Exception as exc:  # noqa: BLE001 - a move must still come out
+            self.error(f"quick search failed: {_plain(exc)}")
+        finally:
+            with self._search_lock:
+                self._search_done.set()
+        self._release.wait()
+        if result is not None and result.best_move is not None:
+            self.send(f"bestmove {result.best_move}")
+        elif any(board.legal_moves):
+            self.send(f"bestmove {next(iter(board.legal_moves)).uci()}")
+        else:
+            self.send("bestmove (none)")
+
     def _on_info(self, info: Info) -> None:
         """Send one ``info`` line for the search."""
         self.send(format_info(info))
@@ -628,8 +788,7 @@ class UCI:
                     when = stop_at.setdefault(thread, time.monotonic() + EOF_OPEN_ENDED_GRACE_S)
                     if time.monotonic() >= when:
                         self._release.set()
-                        if self.engine is not None:
-                            self.engine.stop()
+                        self._halt()
                 time.sleep(0.02)
         except KeyboardInterrupt:
             pass
@@ -637,18 +796,16 @@ class UCI:
     def begin_quit(self) -> None:
         """``quit`` or end of input: stop the search; commands still queued run with depth-1 searches."""
         self._quitting = True
-        engine = self.engine
-        if engine is not None:
-            engine.stop()
+        self._halt()
         self._release.set()
 
     def quit(self) -> None:
         """Stop everything and leave (the process, when run from :func:`run_uci`)."""
         self._quitting = True
-        engine = self.engine
-        if engine is not None:
-            engine.stop()
+        self._halt()
         self._release.set()
+        if self._compiler is not None and self._compiler.poll() is None:
+            self._compiler.kill()  # its cache files are written whole or not at all
         thread = self._search_thread
         if thread is not None:
             thread.join(timeout=2.0)

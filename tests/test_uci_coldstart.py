@@ -1,0 +1,124 @@
+"""A first start with an empty numba cache: the UCI engine answers at once while it compiles.
+
+Each test starts ``python -m transpo`` with its own empty ``NUMBA_CACHE_DIR``, as a
+GUI meets a fresh install: the engine compiles in a child process and, until it is
+ready, answers a ``go`` with a clock (or a movetime) by the quick search, in time.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import chess
+import chess.engine
+
+PRE_READY_ANSWER_S = 1.5  # a 10 s + 0.1 s clock gives about 0.35 s; the margin is for a loaded machine
+
+
+def _cold_env(tmp_path) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    return env
+
+
+def test_first_move_under_a_clock_through_python_chess_is_in_time(tmp_path):
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "transpo"], env=_cold_env(tmp_path))
+    try:
+        board = chess.Board()
+        limit = chess.engine.Limit(white_clock=10, black_clock=10, white_inc=0.1, black_inc=0.1)
+        for _ in range(3):
+            started = time.monotonic()
+            played = engine.play(board, limit, info=chess.engine.INFO_ALL)
+            took = time.monotonic() - started
+            assert played.move in board.legal_moves
+            assert took < PRE_READY_ANSWER_S, took
+            assert "quick search" in played.info.get("string", "")
+            board.push(played.move)
+    finally:
+        engine.quit()
+
+
+class _Engine:
+    """A raw UCI pipe: send lines, read lines with a timeout."""
+
+    def __init__(self, env: dict) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "transpo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def until(self, prefix: str, timeout: float) -> tuple[list[str], float]:
+        """Lines up to the first that starts with ``prefix``, and the seconds it took."""
+        started = time.monotonic()
+        seen = []
+        while True:
+            left = timeout - (time.monotonic() - started)
+            assert left > 0, f"no {prefix!r} within {timeout} s; got {seen}"
+            line = self.lines.get(timeout=left)
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen, time.monotonic() - started
+
+
+def _bestmove(lines: list[str]) -> str:
+    return lines[-1].split()[1]
+
+
+def test_positions_before_the_engine_is_ready_behave_as_after(tmp_path):
+    engine = _Engine(_cold_env(tmp_path))
+    try:
+        engine.send("uci")
+        engine.until("uciok", 10)
+        engine.send("isready")
+        _, took = engine.until("readyok", 10)
+        assert took < PRE_READY_ANSWER_S  # readyok does not wait for the compile
+
+        engine.send("position fen 8/8/8/8/8/8/8/8 w - - 0 1")  # no kings: refused, no position
+        engine.send("go movetime 100")
+        lines, took = engine.until("bestmove", 10)
+        assert _bestmove(lines) == "0000" and any("no position" in line for line in lines)
+
+        engine.send("position fen 4k3/8/8/8/8/8/8/4K2R w KQ - 0 1 moves e1f1")  # Q has no rook: dropped
+        engine.send("go movetime 100")
+        lines, took = engine.until("bestmove", 10)
+        assert any("castling rights Q dropped" in line for line in lines), lines
+        board = chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
+        board.push_uci("e1f1")
+        assert chess.Move.from_uci(_bestmove(lines)) in board.legal_moves and took < PRE_READY_ANSWER_S
+
+        engine.send("position startpos moves e2e4 e7e5 e1e3")  # the third move is illegal: two are played
+        engine.send("go wtime 10000 btime 10000 winc 100 binc 100")
+        lines, took = engine.until("bestmove", 10)
+        assert any("illegal move e1e3" in line and "move 3 of 3" in line for line in lines), lines
+        assert any("quick search" in line for line in lines), lines
+        board = chess.Board()
+        board.push_uci("e2e4")
+        board.push_uci("e7e5")
+        assert chess.Move.from_uci(_bestmove(lines)) in board.legal_moves and took < PRE_READY_ANSWER_S
+
+        engine.send("go depth 4")  # no clock: waits for the compiled engine, on the same position
+        lines, _ = engine.until("bestmove", 240)
+        assert any(line.startswith("info depth 4 ") for line in lines), lines
+        assert not any("quick search" in line for line in lines)
+        assert chess.Move.from_uci(_bestmove(lines)) in board.legal_moves
+        engine.send("quit")
+        assert engine.process.wait(timeout=10) == 0
+        assert "Traceback" not in engine.process.stderr.read()
+    finally:
+        if engine.process.poll() is None:
+            engine.process.kill()
