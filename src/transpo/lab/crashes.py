@@ -178,6 +178,10 @@ def run(args: argparse.Namespace) -> None:
 def compare(record: Row, ref: Row, margin: int) -> None:
     """Add to ``record`` its crashes and whether its root move, score (beyond ``margin``) and tree changed."""
     record["crashes"] = record["false_hits"] + record["forced_false_hits"]
+    # a crash either cut the node off (the table counts a cutoff made on another position's entry) or
+    # only handed the search a move to try first
+    record["crash_cutoffs"] = record["false_cutoffs"]
+    record["crash_move_hints"] = record["crashes"] - record["false_cutoffs"]
     record["root_changed"] = record["best_move"] != ref["best_move"]
     record["score_delta"] = record["score"] - ref["score"]
     record["score_changed"] = abs(record["score_delta"]) > margin
@@ -196,6 +200,7 @@ def variant_row(kind: str, value: int, group: Sequence[Row]) -> Row:
     score_only = sum(not r["root_changed"] and r["score_changed"] for r in crashed)
     probes = sum(r["probes"] for r in group)
     crashes = sum(r["crashes"] for r in group)
+    cutoffs = sum(r["crash_cutoffs"] for r in group)
     label = {"repeat": "reference again", "bits": f"{value}-bit", "forced": f"every {value:,}"}[kind]
 
     def share(count: int) -> float | None:  # of all positions
@@ -212,6 +217,9 @@ def variant_row(kind: str, value: int, group: Sequence[Row]) -> Row:
         "probes": probes,
         "nodes": sum(r["nodes"] for r in group),
         "crashes_per_probe": crashes / probes if probes else None,
+        "crash_cutoffs": cutoffs,
+        "crash_move_hints": crashes - cutoffs,
+        "cutoff_share_of_crashes": cutoffs / crashes if crashes else None,
         "root_changed": root,
         "score_changed": score,
         "both": both,
@@ -245,6 +253,9 @@ def summarize(rows: Sequence[Row], deterministic: bool, raw: Sequence[Row]) -> d
         sum(not r["root_changed"] and not r["score_changed"] for r in crashed) / len(crashed) if crashed else None
     )
     summary["type2_share_of_crashed"] = sum(r["root_changed"] for r in crashed) / len(crashed) if crashed else None
+    crashes = sum(r["crashes"] for r in crashed)
+    cutoffs = sum(r["crash_cutoffs"] for r in crashed)
+    summary["crashes_cutting_off"] = f"{cutoffs:,} of {crashes:,}" + (f" ({cutoffs / crashes:.0%})" if crashes else "")
     return summary
 
 
