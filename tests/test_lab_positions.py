@@ -16,7 +16,7 @@ def test_builtin_position_is_valid(fen: str, name: str) -> None:
     assert board.is_valid(), f"{name}: {board.status()!r}"
     for color in (chess.WHITE, chess.BLACK):
         pawns = len(board.pieces(chess.PAWN, color))
-        pieces = bin(board.occupied_co[color]).count("1")
+        pieces = board.occupied_co[color].bit_count()
         assert pawns <= 8 and pieces <= 16, f"{name}: {pawns} pawns, {pieces} pieces"
         # promotions aside, no side has more than its starting minor pieces and rooks
         for kind, most in ((chess.KNIGHT, 2), (chess.BISHOP, 2), (chess.ROOK, 2), (chess.QUEEN, 1)):
@@ -35,8 +35,8 @@ def test_opening_positions_follow_their_moves(name: str, moves: str) -> None:
     board = chess.Board()
     for san in moves.split():
         board.push_san(san)
-    assert dict((n, f) for f, n in DEFAULT_POSITIONS)[name] == board.fen()
+    assert {n: f for f, n in DEFAULT_POSITIONS}[name] == board.fen()
 
 
 def test_kiwipete_is_the_cpw_position() -> None:
-    assert dict((n, f) for f, n in DEFAULT_POSITIONS)["kiwipete"] == KIWIPETE
+    assert {n: f for f, n in DEFAULT_POSITIONS}["kiwipete"] == KIWIPETE

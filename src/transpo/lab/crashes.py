@@ -161,6 +161,8 @@ def sections(config: CrashesConfig) -> list[Section]:
     """The printed table: per variant, how many searches crashed and what changed."""
     columns = [
         ("variant", "variant"), ("crashed", "searches crashed"), ("crashes", "crashes"),
+        ("crashes_per_probe", "per probe"), ("crash_cutoffs", "cut off"),
+        ("crash_move_hints", "hint only"),
         ("root_changed", "root move ≠"), ("score_changed", f"score ±>{config.margin}"), ("both", "both"),
         ("type1", "type 1"), ("type2", "type 2"), ("changed_without_crash", "≠ w/o crash"),
     ]  # fmt: skip

@@ -249,7 +249,9 @@ def _indexed(job: tuple[Callable[[Any], Any], int, Any]) -> tuple[int, Any]:
     return i, task(item)
 
 
-def _run_in_thread(task: Callable[[Any], Any], items: Sequence[Any], results: list[Any], advance: Callable[[], None]) -> None:
+def _run_in_thread(
+    task: Callable[[Any], Any], items: Sequence[Any], results: list[Any], advance: Callable[[], None]
+) -> None:
     """Fill ``results`` with ``task(item)`` in a daemon thread; the calling thread waits in short, interruptible slices."""
     failure: list[BaseException] = []
 
