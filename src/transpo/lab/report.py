@@ -20,6 +20,7 @@ in ``docs/LAB.md``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 from collections.abc import Callable, Sequence
@@ -169,3 +170,30 @@ def _cell(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return "" if value is None else str(value)
+
+
+def log_axis(ax, axis: str = "y") -> None:
+    """A base-10 log scale whose ticks read as plain numbers (0.02, 500, 3e-6), with 2 and 5 between the decades
+    when the axis spans less than three of them and every digit below about one (so a short range has numbers)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    low, high = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    decades = math.log10(high / low) if low > 0 and high > low else 99
+    if decades < 1.2:  # evenly spaced round values (2, 2.5, 3, ...) read best on a short log axis
+        ticks = [t for t in MaxNLocator(nbins=7).tick_values(low, high) if low <= t <= high and t > 0]
+        target.set_major_locator(FixedLocator(ticks))
+    else:
+        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades < 3 else (1.0,)))
+    target.set_major_formatter(FuncFormatter(_plain_number))
+    target.set_minor_formatter(NullFormatter())
+
+
+def _plain_number(value: float, _position: int | None = None) -> str:
+    """A tick label: 1,000 / 0.05 / 2e-06 / 3e+07 (no mathtext powers)."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e6:
+        return f"{value:,.6g}"
+    return f"{value:.0e}".replace("e-0", "e-").replace("e+0", "e")
