@@ -58,8 +58,14 @@ def _children(pid: int) -> list[str]:
 @pytest.mark.parametrize("jobs", [2, 1])
 def test_ctrl_c_stops_a_lab_run(jobs: int) -> None:
     args = [*ARGS, "--jobs", str(jobs)]
-    proc = subprocess.Popen([sys.executable, "-m", "transpo", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True)  # fmt: skip
+    # a shell's background job inherits SIGINT ignored, and so would the command: give it the terminal's default
+    # (a Python handler here becomes the default disposition in the child)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "transpo", *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True)  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     deadline = time.monotonic() + 30
     while jobs > 1 and len(_children(proc.pid)) < jobs and time.monotonic() < deadline:
         time.sleep(0.05)
