@@ -40,7 +40,18 @@ from transpo.lab.options import (
     common_config,
     int_type,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
+from transpo.lab.report import (
+    Report,
+    Row,
+    Section,
+    emit,
+    log_axis,
+    make_report,
+    positions_config,
+    pyplot,
+    save_figure,
+    section,
+)
 from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
 from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS
 
@@ -161,6 +172,8 @@ def sections(config: CrashesConfig) -> list[Section]:
     """The printed table: per variant, how many searches crashed and what changed."""
     columns = [
         ("variant", "variant"), ("crashed", "searches crashed"), ("crashes", "crashes"),
+        ("crashes_per_probe", "per probe"), ("crash_cutoffs", "cut off"),
+        ("crash_move_hints", "hint only"),
         ("root_changed", "root move ≠"), ("score_changed", f"score ±>{config.margin}"), ("both", "both"),
         ("type1", "type 1"), ("type2", "type 2"), ("changed_without_crash", "≠ w/o crash"),
     ]  # fmt: skip
@@ -178,6 +191,10 @@ def run(args: argparse.Namespace) -> None:
 def compare(record: Row, ref: Row, margin: int) -> None:
     """Add to ``record`` its crashes and whether its root move, score (beyond ``margin``) and tree changed."""
     record["crashes"] = record["false_hits"] + record["forced_false_hits"]
+    # a crash either cut the node off (the table counts a cutoff made on another position's entry) or
+    # only handed the search a move to try first
+    record["crash_cutoffs"] = record["false_cutoffs"]
+    record["crash_move_hints"] = record["crashes"] - record["false_cutoffs"]
     record["root_changed"] = record["best_move"] != ref["best_move"]
     record["score_delta"] = record["score"] - ref["score"]
     record["score_changed"] = abs(record["score_delta"]) > margin
@@ -196,6 +213,7 @@ def variant_row(kind: str, value: int, group: Sequence[Row]) -> Row:
     score_only = sum(not r["root_changed"] and r["score_changed"] for r in crashed)
     probes = sum(r["probes"] for r in group)
     crashes = sum(r["crashes"] for r in group)
+    cutoffs = sum(r["crash_cutoffs"] for r in group)
     label = {"repeat": "reference again", "bits": f"{value}-bit", "forced": f"every {value:,}"}[kind]
 
     def share(count: int) -> float | None:  # of all positions
@@ -212,6 +230,9 @@ def variant_row(kind: str, value: int, group: Sequence[Row]) -> Row:
         "probes": probes,
         "nodes": sum(r["nodes"] for r in group),
         "crashes_per_probe": crashes / probes if probes else None,
+        "crash_cutoffs": cutoffs,
+        "crash_move_hints": crashes - cutoffs,
+        "cutoff_share_of_crashes": cutoffs / crashes if crashes else None,
         "root_changed": root,
         "score_changed": score,
         "both": both,
@@ -245,42 +266,56 @@ def summarize(rows: Sequence[Row], deterministic: bool, raw: Sequence[Row]) -> d
         sum(not r["root_changed"] and not r["score_changed"] for r in crashed) / len(crashed) if crashed else None
     )
     summary["type2_share_of_crashed"] = sum(r["root_changed"] for r in crashed) / len(crashed) if crashed else None
+    crashes = sum(r["crashes"] for r in crashed)
+    cutoffs = sum(r["crash_cutoffs"] for r in crashed)
+    summary["crashes_cutting_off"] = f"{cutoffs:,} of {crashes:,}" + (f" ({cutoffs / crashes:.0%})" if crashes else "")
     return summary
 
 
 def plot_crashes(report: Report, path: str) -> None:
-    """Shares of positions crashed / changed against the signature width (left) and the forced interval (right)."""
+    """Shares of positions crashed / changed, and the share of crashes that cut a node off, against the signature
+    width (left) and against the crash rate measured with forced false hits (right)."""
     plt = pyplot()
 
     rows = section(report, "variant")
+    cfg = report["config"]
+    n = len(cfg["positions"])
     fig, (ax_bits, ax_forced) = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     series = (
-        ("share_crashed", "searches with ≥1 crash", "k:", "s"),
+        ("share_crashed", "searches with ≥1 crash", ":", "s"),
         ("share_root_changed", "root move changed", "-", "o"),
-        ("share_score_changed", f"score changed > {report['config']['margin_cp']} cp", "--", "^"),
+        ("share_score_changed", f"score changed > {cfg['margin_cp']} cp", "--", "^"),
         ("share_both", "both", "-.", "x"),
+        ("cutoff_share_of_crashes", "crashes that cut the node off\n(share of crashes, not of positions)", "-", "D"),
     )
     for ax, kind in ((ax_bits, "bits"), (ax_forced, "forced")):
         group = sorted((r for r in rows if r["kind"] == kind), key=lambda r: r["value"])
+        if kind == "forced":  # x = the crash rate as measured, in % of probes (a run without crashes has none)
+            group = sorted((r for r in group if r["crashes"]), key=lambda r: r["crashes_per_probe"])
+        xs = [r["value"] if kind == "bits" else 100 * r["crashes_per_probe"] for r in group]
         for key, label, style, marker in series:
-            ax.plot([r["value"] for r in group], [r[key] for r in group], style, marker=marker, label=label)
-        ax.grid(True, which="both", alpha=0.3)
+            points = [(x, r.get(key)) for x, r in zip(xs, group, strict=True) if r.get(key) is not None]
+            color = {"share_crashed": "black", "cutoff_share_of_crashes": "0.55"}.get(key)
+            ax.plot([p[0] for p in points], [p[1] for p in points], style, marker=marker, label=label,
+                    **({"color": color} if color else {}))  # fmt: skip
+        ax.grid(True, alpha=0.3)
         ax.set_ylim(-0.03, 1.03)
-    ax_bits.set_xlabel("signature bits k")
+    ax_bits.set_xlabel("signature bits k (natural crashes: false hits counted by the audit key)")
     ax_bits.set_xscale("log", base=2)
     bits = sorted({r["value"] for r in rows if r["kind"] == "bits"})
     if bits:
         ax_bits.set_xticks(bits)
         ax_bits.set_xticklabels([str(b) for b in bits])
-    ax_bits.set_ylabel("share of positions")
+        ax_bits.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax_bits.set_ylabel(f"share of the {n} positions (grey: share of crashes)")
     ax_bits.set_title("natural crashes: k-bit signatures")
-    ax_forced.set_xscale("log")
-    ax_forced.set_xlabel("a forced false hit every N probes")
-    ax_forced.set_title("forced crashes")
-    ax_bits.legend(fontsize=8)
-    cfg = report["config"]
+    forced = [r for r in rows if r["kind"] == "forced" and r["crashes"]]
+    if forced:
+        log_axis(ax_forced, "x")
+    ax_forced.set_xlabel("crashed probes, % of all probes (as measured; log scale)")
+    ax_forced.set_title("forced crashes: another position's entry on every N-th missing probe")
+    ax_bits.legend(fontsize=8, loc="center right")
     fig.suptitle(
-        f"Crashes vs the 64-bit reference: {len(cfg['positions'])} positions, depth {cfg['depth']}, "
-        f"{cfg['hash_mb']} MB {cfg['policy']}"
+        f"Crashes vs the 64-bit reference: {n} positions, depth {cfg['depth']}, {cfg['hash_mb']} MB {cfg['policy']}"
     )
     save_figure(fig, path)

@@ -59,7 +59,18 @@ from transpo.lab.options import (
     common_config,
     int_type,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
+from transpo.lab.report import (
+    Report,
+    Row,
+    Section,
+    emit,
+    log_axis,
+    make_report,
+    positions_config,
+    pyplot,
+    save_figure,
+    section,
+)
 from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
 from transpo.lab.stats import ols_slope, poisson_interval, poisson_slope
 from transpo.settings import HASH_MB, SIGNATURE_BITS
@@ -338,14 +349,14 @@ def plot_errors(report: Report, path: str) -> None:
         ax_rate.plot([r["bits"] for r in seen], [r["fh_per_probe"] for r in seen], "o", color=color, label=label)
         ax_rate.plot(bits, [r["pred_per_probe"] for r in group], "--", color=color)
     for ax in (ax_count, ax_rate):
-        ax.set_yscale("log", base=2)
-        ax.set_xlabel("signature bits")
+        log_axis(ax)
+        ax.set_xlabel("signature bits k (top key bits compared)")
         ax.grid(True, which="both", alpha=0.3)
-    ax_count.set_ylabel("false hits, all positions (95% interval)")
+    ax_count.set_ylabel(f"false hits, summed over {len(report['config']['positions'])} searches (95% interval)")
     ax_count.set_title(
         "measured (points; ▽ 95% bound when none seen)\nvs (comparisons with other positions) / 2^bits (dashed)"
     )
-    ax_rate.set_ylabel("false hits per probe")
+    ax_rate.set_ylabel("false hits per table probe")
     ax_rate.set_title("per probe: measured (points), predicted (dashed)")
     ax_count.legend(fontsize=7)
     ax_rate.legend(fontsize=7)

@@ -382,6 +382,7 @@ SECTIONS: tuple[Section, ...] = (
             ("min_linear_complexity", "min column LC"),
         ),
         "The 781 keys as bit vectors (high = top bits: signature; low = bottom bits: index)",
+        3,
     ),
     (
         "games",

@@ -45,7 +45,7 @@ from transpo.lab.options import (
     float_type,
     int_type,
 )
-from transpo.lab.report import Report, Row, Section, emit, make_report, pyplot, save_figure
+from transpo.lab.report import Report, Row, Section, emit, log_axis, make_report, pyplot, save_figure
 from transpo.lab.runner import run_parallel
 
 SECONDS_PER_YEAR = 365.25 * 86400
@@ -465,12 +465,14 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
             continue
         left.plot(row["thread"], row["p_at_thread_figure"], "rx", ms=9, mew=2)
         left.annotate(
-            f"Mayer {row['thread_text']}\nP={row['p_at_thread_figure']:.2f}",
+            f"Mayer\n{row['thread_text']}\nP={row['p_at_thread_figure']:.2f}",
             (row["thread"], row["p_at_thread_figure"]),
             textcoords="offset points",
-            xytext=(7, -22),
+            xytext=(-5, 8),  # up and to the left: the curve through the mark runs to the right and up
+            ha="right",
             color="red",
             fontsize=7,
+            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85},
         )
         left.plot(row["correct"], 0.95, "ko", mfc="none", ms=8)
         left.annotate(
@@ -479,7 +481,7 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
     left.set_xscale("log")
     left.set_xlim(1, 10**top)
     left.set_xlabel("keys stored (or probes of a full table)")
-    left.set_ylabel("probability")
+    left.set_ylabel("probability of at least one collision")
     left.set_title("Birthday bound: x = Mayer's figures, o = the 95% points")
     left.legend(loc="lower right", bbox_to_anchor=(1.0, 0.12), fontsize=7)
 
@@ -499,7 +501,7 @@ def plot_odds(report: dict[str, Any], path: str) -> None:
         mid = (low + high) / 2
         right.errorbar([b], [mid], yerr=[[mid - max(low, mid / 100)], [high - mid]], fmt="ks", capsize=3)
     right.plot([], [], "ks", label="Newman's measurements (range)")
-    right.set_yscale("log")
+    log_axis(right)
     right.set_xlabel("hash bits (index + compared signature)")
     right.set_ylabel("false hits per second")
     right.set_title("Newman's error rates against the rule")

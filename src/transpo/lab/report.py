@@ -20,6 +20,7 @@ in ``docs/LAB.md``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 from collections.abc import Callable, Sequence
@@ -36,7 +37,8 @@ SCHEMA = "transpo-lab/1"
 Row = dict[str, Any]
 Report = dict[str, Any]
 Columns = Sequence[tuple[str, str]]  # (row key, heading)
-Section = tuple[str, Columns, str]  # (row["section"] value, columns, title)
+# (row["section"] value, columns, title[, how many leading columns name a row: repeated when a table is split])
+Section = tuple[str, Columns, str] | tuple[str, Columns, str, int]
 Plot = Callable[[Report, str], None]
 
 
@@ -68,14 +70,51 @@ def section(report: Report, name: str) -> list[Row]:
     return [row for row in report["rows"] if row.get("section") == name]
 
 
-def print_table(console: Console, rows: Sequence[Row], columns: Columns, title: str) -> None:
-    """One rich table of ``rows``: a right-aligned column per (row key, heading)."""
-    table = Table(title=title)
-    for _, heading in columns:
-        table.add_column(heading, justify="right")
-    for row in rows:
-        table.add_row(*(_cell(row.get(key)) for key, _ in columns))
-    console.print(table)
+def print_table(console: Console, rows: Sequence[Row], columns: Columns, title: str, keep: int = 1) -> None:
+    """One rich table of ``rows``: a right-aligned column per (row key, heading).
+
+    A table wider than the console is never truncated: it is split into parts that fit, each
+    repeating the first ``keep`` columns (those that name the row). A heading wraps at its spaces.
+    """
+    cells = [[_cell(row.get(key)) for key, _ in columns] for row in rows]
+    headings = [heading for _, heading in columns]
+    widths = [max([max(map(len, h.split()), default=1)] + [len(r[i]) for r in cells]) for i, h in enumerate(headings)]
+    parts = _split_columns(widths, keep, console.width)
+    for number, part in enumerate(parts):
+        # fixed widths (rich's own layout may crop a wide table): each column as wide as its widest cell or
+        # heading word, then widened towards the whole heading on one line while the console has room
+        fixed = {i: widths[i] for i in part}
+        room = console.width - (1 + sum(fixed[i] + 3 for i in part))
+        for i in part:
+            grow = min(room, max(0, len(headings[i]) - fixed[i]))
+            fixed[i] += grow
+            room -= grow
+        label = title if len(parts) == 1 else f"{title} ({number + 1}/{len(parts)})"
+        table = Table(title=label)
+        for i in part:
+            table.add_column(headings[i], justify="right", width=fixed[i], overflow="fold")
+        for row_cells in cells:
+            table.add_row(*(row_cells[i] for i in part))
+        console.print(table)
+
+
+def _split_columns(widths: Sequence[int], keep: int, total: int) -> list[list[int]]:
+    """Column indices per part so that each part's table fits ``total`` characters (3 per column + 1 for rules)."""
+    keep = min(keep, len(widths))
+    head = list(range(keep))
+    base = 1 + sum(widths[i] + 3 for i in head)
+    parts: list[list[int]] = []
+    current: list[int] = []
+    used = base
+    for i in range(keep, len(widths)):
+        if current and used + widths[i] + 3 > total:
+            parts.append(head + current)
+            current, used = [], base
+        current.append(i)
+        used += widths[i] + 3
+    if current or not parts:
+        parts.append(head + current)
+    return parts
 
 
 def emit(report: Report, common: CommonConfig, sections: Sequence[Section], plot: Plot | None = None) -> None:
@@ -86,9 +125,9 @@ def emit(report: Report, common: CommonConfig, sections: Sequence[Section], plot
     """
     console = Console()
     shown = [s for s in sections if section(report, s[0])]
-    for number, (name, columns, title) in enumerate(shown):
+    for number, (name, columns, title, *keep) in enumerate(shown):
         rows = section(report, name)
-        print_table(console, rows, columns, title)
+        print_table(console, rows, columns, title, *keep)
         if number == len(shown) - 1:
             for key, value in report["summary"].items():
                 console.print(f"{key}: {_cell(value)}")
@@ -131,3 +170,30 @@ def _cell(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return "" if value is None else str(value)
+
+
+def log_axis(ax, axis: str = "y") -> None:
+    """A base-10 log scale whose ticks read as plain numbers (0.02, 500, 3e-6), with 2 and 5 between the decades
+    when the axis spans less than three of them and every digit below about one (so a short range has numbers)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    low, high = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    decades = math.log10(high / low) if low > 0 and high > low else 99
+    if decades < 1.2:  # evenly spaced round values (2, 2.5, 3, ...) read best on a short log axis
+        ticks = [t for t in MaxNLocator(nbins=7).tick_values(low, high) if low <= t <= high and t > 0]
+        target.set_major_locator(FixedLocator(ticks))
+    else:
+        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades < 3 else (1.0,)))
+    target.set_major_formatter(FuncFormatter(_plain_number))
+    target.set_minor_formatter(NullFormatter())
+
+
+def _plain_number(value: float, _position: int | None = None) -> str:
+    """A tick label: 1,000 / 0.05 / 2e-06 / 3e+07 (no mathtext powers)."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e6:
+        return f"{value:,.6g}"
+    return f"{value:.0e}".replace("e-0", "e-").replace("e+0", "e")

@@ -14,9 +14,11 @@ its ``table``) and ``Limits``.
 
 from __future__ import annotations
 
+import multiprocessing
+import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -200,26 +202,73 @@ def run_searches(jobs: Sequence[SearchJob], processes: int, label: str) -> list[
     return run_parallel(search, jobs, processes, label)
 
 
+INTERRUPT_POLL_S = 0.05  # how often the main thread looks up from waiting, so that Ctrl-C is seen at once
+
+
 def run_parallel(task: Callable[[Item], Result], items: Sequence[Item], processes: int, label: str) -> list[Result]:
     """``[task(item) for item in items]`` with a progress bar on stderr, over ``processes`` processes if > 1.
 
     ``task`` must be a module-level function (it is pickled for the workers);
     results keep the order of ``items``.
+
+    Ctrl-C stops the run at once, with a KeyboardInterrupt in the calling thread
+    and no traceback from anywhere else: the workers ignore SIGINT (a terminal
+    sends it to the whole process group) and are terminated; with one process the
+    work runs in a daemon thread, since a compiled search holds no Python frame that
+    a KeyboardInterrupt could stop, and the main thread only waits for it.
     """
     results: list[Any] = [None] * len(items)
     with _progress() as progress:
         bar = progress.add_task(label, total=len(items))
         if processes <= 1:
+            _run_in_thread(task, items, results, lambda: progress.advance(bar))
+        else:
+            pool = multiprocessing.Pool(processes, initializer=_ignore_sigint)
+            try:
+                tasks = [(task, i, item) for i, item in enumerate(items)]
+                for i, result in pool.imap_unordered(_indexed, tasks):
+                    results[i] = result
+                    progress.advance(bar)
+                pool.close()
+            except BaseException:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
+    return results
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's business (it terminates the pool)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _indexed(job: tuple[Callable[[Any], Any], int, Any]) -> tuple[int, Any]:
+    """``(i, task(item))`` for a pool worker (module level, so it pickles)."""
+    task, i, item = job
+    return i, task(item)
+
+
+def _run_in_thread(
+    task: Callable[[Any], Any], items: Sequence[Any], results: list[Any], advance: Callable[[], None]
+) -> None:
+    """Fill ``results`` with ``task(item)`` in a daemon thread; the calling thread waits in short, interruptible slices."""
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
             for i, item in enumerate(items):
                 results[i] = task(item)
-                progress.advance(bar)
-        else:
-            with ProcessPoolExecutor(max_workers=processes) as pool:
-                futures = {pool.submit(task, item): i for i, item in enumerate(items)}
-                for future in as_completed(futures):
-                    results[futures[future]] = future.result()
-                    progress.advance(bar)
-    return results
+                advance()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=work, name="transpo-lab", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(INTERRUPT_POLL_S)
+    if failure:
+        raise failure[0]
 
 
 def _progress() -> Progress:
