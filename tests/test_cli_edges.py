@@ -42,9 +42,15 @@ def warm_cache():
 # --- Ctrl-C ------------------------------------------------------------------------------------------------
 def _interrupt(args: list[str], started_when) -> tuple[subprocess.Popen, float, str, str]:
     """Start ``transpo ARGS``, wait until ``started_when(line)`` holds for an output line (None: 1 s), send SIGINT."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "transpo", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
-    )
+    # A shell's background job inherits SIGINT ignored, and so would the command: give it the terminal's default.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "transpo", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=_env(),
+        )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     head = []
     if started_when is None:
         time.sleep(1.5)  # warm cache: loaded in well under a second, then deep in perft
