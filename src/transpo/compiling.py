@@ -20,8 +20,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ def compile_notice(part: CompiledPart, console: Console | None = None) -> Iterat
     if is_compiled(part):
         yield
         return
+    from rich.console import Console  # only now: a warm start does not pay for rich
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     console = console or Console(stderr=True)
     console.print(
         f"Compiling {part.name} for this machine (first run: about {part.expected_s:.0f} s; "

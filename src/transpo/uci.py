@@ -65,8 +65,6 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-import chess
-
 # Plain Python only: the option ranges and names must be known before numba loads.
 from transpo.settings import (
     DEFAULT_HASH_AUDIT,
@@ -83,6 +81,8 @@ from transpo.settings import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    import chess
+
     from transpo.core.position import Position
     from transpo.engine.engine import Engine, Info
     from transpo.engine.timeman import Limits
@@ -552,6 +552,8 @@ class UCI:
 
     def _early_position(self, args: list[str]) -> None:
         """``position`` before the engine is ready: read by python-chess, kept for the quick search and replayed later."""
+        import chess  # python-chess reads positions only while the engine compiles
+
         self._early_args, self._early_board = list(args), None
         self.no_position = True
         fen, moves = split_position(args)
@@ -715,6 +717,8 @@ class UCI:
 
     def _start_quick_search(self, limits: Limits) -> None:
         """A ``go`` before the engine is ready: the quick search answers within the move's budget."""
+        import chess
+
         self._stop_search(wait_only=not self._open_ended)
         if self.no_position:
             self.error("no position")
@@ -735,6 +739,8 @@ class UCI:
 
     def _quick_search(self, board: chess.Board, limits: Limits) -> None:
         """Body of a quick search thread: deepen until the soft budget (or stop), then ``bestmove``."""
+        import chess
+
         from transpo.engine.timeman import allot
         from transpo.quicksearch import MAX_DEPTH as MAX_QUICK_DEPTH
         from transpo.quicksearch import QuickSearch
