@@ -629,17 +629,8 @@ class UCI:
             limits = Limits(depth=1)
         self._stop_search(wait_only=not self._open_ended)
         position = self.position.copy()
-        self._release.clear()
-        if not (limits.infinite or limits.ponder):
-            self._release.set()
-        self._ponder_search = limits.ponder
-        self._open_ended = limits.infinite or limits.ponder
-        self._search_done.clear()
         engine.arm(position, limits)  # now, so a stop or ponderhit sent at once is not lost
-        self._search_thread = threading.Thread(
-            target=self._search, args=(engine, position, limits), name="transpo-search", daemon=True
-        )
-        self._search_thread.start()
+        self._launch(self._search, (engine, position, limits), limits)
 
     def cmd_stop(self, args: list[str]) -> None:
         """``stop``: end the search and let ``bestmove`` out; ignored when idle."""
@@ -726,15 +717,17 @@ class UCI:
             return
         board = self._early_board if self._early_board is not None else chess.Board()
         self._quick_stop.clear()
+        self._launch(self._quick_search, (board, limits), limits)
+
+    def _launch(self, body, args: tuple, limits: Limits) -> None:
+        """Start the search thread running ``body(*args)``; under infinite or ponder its bestmove waits for stop."""
         self._release.clear()
         if not (limits.infinite or limits.ponder):
             self._release.set()
         self._ponder_search = limits.ponder
         self._open_ended = limits.infinite or limits.ponder
         self._search_done.clear()
-        self._search_thread = threading.Thread(
-            target=self._quick_search, args=(board, limits), name="transpo-quick-search", daemon=True
-        )
+        self._search_thread = threading.Thread(target=body, args=args, name="transpo-search", daemon=True)
         self._search_thread.start()
 
     def _quick_search(self, board: chess.Board, limits: Limits) -> None:
