@@ -17,4 +17,6 @@ cache=$dir.nbc
 if grep -q _use_versioned_numba_cache "$dir/src/transpo/__init__.py" 2>/dev/null; then
   cache=${NUMBA_CACHE_DIR:-$HOME/.cache/transpo/numba}
 fi
-printf 'env PYTHONPATH=%s/src NUMBA_CACHE_DIR=%s %s -m transpo\n' "$dir" "$cache" "$(command -v python3)"
+module=transpo
+[ -f "$dir/src/transpo/__main__.py" ] || module=transpo.cli  # older revisions: no python -m transpo
+printf 'env PYTHONPATH=%s/src NUMBA_CACHE_DIR=%s %s -m %s\n' "$dir" "$cache" "$(command -v python3)" "$module"

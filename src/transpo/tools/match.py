@@ -629,6 +629,8 @@ class Match:
                     with self.lock:
                         self._write_pgn(game, board)
                 self._record(game)
+                with self.lock:
+                    self._write_json()  # after every game: a killed match leaves its results
         finally:
             for player in mine.values():
                 player.quit()

@@ -221,4 +221,4 @@ def sprt_verdict(value: float, sprt: SprtConfig) -> str | None:
 
 def format_elo(value: float) -> str:
     """+12.3, -4.0, +inf."""
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+    return f"{value + 0.0:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
