@@ -497,6 +497,7 @@ class Match:
             "config": config,
             "games": [asdict(g) for g in sorted(self.games, key=lambda g: g.index)],
             "summary": [self._summary(s) for s in self.states],
+            "restarts": self.restarts(),
             "stopped": self.stopped_by or None,
             "wall_s": round(time.perf_counter() - self.started, 1),
         }
@@ -518,6 +519,13 @@ class Match:
                                "lower": s.lower, "upper": s.upper, "llr": t.llr(s), "verdict": state.verdict,
                                "llr_history": state.llr_history}  # fmt: skip
         return summary
+
+    def restarts(self) -> dict:
+        """Engine name -> how often its processes were restarted after a forfeit."""
+        counts: dict[str, int] = {}
+        for player in list(self.players):
+            counts[player.name] = counts.get(player.name, 0) + player.restarts
+        return counts
 
     def _write_json(self) -> None:
         if self.config.json:
@@ -561,6 +569,9 @@ class Match:
             forfeits = ", ".join(f"{name}: " + " ".join(f"{k} {v}" for k, v in kinds.items())
                                  for name, kinds in state.forfeits.items()) or "none"  # fmt: skip
             lines.append(f"  forfeits: {forfeits}")
+        restarted = ", ".join(f"{name} {n}" for name, n in self.restarts().items() if n)
+        if restarted:
+            lines.append(f"restarts: {restarted}")
         if self.stopped_by:
             lines.append(f"stopped: {self.stopped_by}")
         return "\n".join(lines)
