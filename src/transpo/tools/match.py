@@ -33,6 +33,7 @@ import os
 import queue
 import random
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -171,6 +172,9 @@ def build_config(
         raise ValueError("--engine: give at least two engines (NAME=COMMAND)")
     parsed = [parse_engine(e) for e in engines]
     names = [n for n, _ in parsed]
+    for name, argv in parsed:
+        if shutil.which(argv[0]) is None:
+            raise ValueError(f"--engine {name}: command not found: {argv[0]}")
     if len(set(names)) != len(names):
         raise ValueError("--engine: engine names must differ")
     opts: dict[str, dict] = {n: {} for n in names}
