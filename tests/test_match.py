@@ -171,3 +171,10 @@ def test_shipped_openings_are_legal_distinct_and_balanced():
     assert len(openings) == len(lines)
     assert all(o.board.move_stack for o in openings)  # every c0 line replays to its position
     assert all(o.board.epd() in keys for o in openings)
+
+
+def test_help_of_the_new_commands(capsys):
+    for command in ("match", "epd"):
+        assert main(["help", command]) == 0
+    text = capsys.readouterr().out
+    assert "--sprt" in text and "--movetime" in text

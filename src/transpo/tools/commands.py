@@ -35,7 +35,7 @@ def add_tool_parsers(sub, run_interruptible: Callable) -> None:
     """Add ``match`` and ``epd`` to the ``transpo`` subparsers."""
     match = sub.add_parser(
         "match",
-        help="play UCI engines against each other: W/D/L, Elo +- 95%, pentanomial pairs, SPRT",
+        help="play UCI engines against each other: W/D/L, Elo +- 95%% interval, pentanomial pairs, SPRT",
         description="Two engines: a match; more: a gauntlet of the first against each other one. Every opening is "
         "played twice with colours reversed; clocks are kept here. See docs/STRENGTH.md.",
     )

@@ -264,9 +264,17 @@ class Player:
         engine, self.engine = self.engine, None
         if engine is None:
             return
+        transport = engine.transport
+
+        def kill_quietly() -> None:
+            try:
+                transport.kill()
+            except (ProcessLookupError, OSError):  # it has exited already
+                pass
+
         try:
-            engine.protocol.loop.call_soon_threadsafe(engine.transport.kill)
-        except Exception:  # noqa: BLE001 - the loop may be gone already
+            engine.protocol.loop.call_soon_threadsafe(kill_quietly)
+        except RuntimeError:  # the loop is gone already
             pass
         engine.close()
 
