@@ -178,3 +178,27 @@ def test_help_of_the_new_commands(capsys):
         assert main(["help", command]) == 0
     text = capsys.readouterr().out
     assert "--sprt" in text and "--movetime" in text
+
+
+def test_worktree_engine_script_runs_another_revision(tmp_path):
+    """scripts/worktree-engine.sh REV: a worktree of REV and the command that runs it (here: this checkout's HEAD)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    env = {**_env(), "TRANSPO_WORKTREES": str(tmp_path)}
+    made = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "HEAD"], capture_output=True,
+                          text=True, env=env, timeout=60)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    command = made.stdout.strip()
+    assert command.startswith(f"env PYTHONPATH={tmp_path}/transpo-rev-") and "NUMBA_CACHE_DIR=" in command
+    try:
+        answer = subprocess.run(command.split(), input="uci\nquit\n", capture_output=True, text=True, timeout=60)
+        assert "uciok" in answer.stdout
+        again = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "HEAD"], capture_output=True,
+                               text=True, env=env, timeout=60)  # fmt: skip
+        assert again.stdout.strip() == command  # the worktree is made once
+    finally:
+        worktree = command.split()[1].split("=", 1)[1].rsplit("/src", 1)[0]
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", worktree], capture_output=True)
+    bad = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "no-such-rev"], capture_output=True,
+                         text=True, env=env, timeout=60)  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ")
