@@ -34,6 +34,7 @@ import queue
 import random
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -265,16 +266,10 @@ class Player:
         if engine is None:
             return
         transport = engine.transport
-
-        def kill_quietly() -> None:
-            try:
-                transport.kill()
-            except (ProcessLookupError, OSError):  # it has exited already
-                pass
-
         try:
-            engine.protocol.loop.call_soon_threadsafe(kill_quietly)
-        except RuntimeError:  # the loop is gone already
+            if transport.get_returncode() is None:  # still running (not reaped): its pid is still its own
+                os.kill(transport.get_pid(), signal.SIGKILL)  # now, not via the event loop: we may exit next
+        except (ProcessLookupError, OSError):
             pass
         engine.close()
 
@@ -370,16 +365,15 @@ def play_game(
         started = time.perf_counter()
         try:
             answer = player.play(board, limit, game_id, clocks[side] + config.margin_s)
-        except (asyncio.TimeoutError, TimeoutError):
-            lose(side, "hang", f"{player.name} gave no move within {clocks[side]:.3f} s + {config.margin_s:g} s")
-            player.restart()
-            break
-        except chess.engine.EngineTerminatedError as exc:
-            lose(side, "crash", f"{player.name} died: {exc}")
-            player.restart()
-            break
-        except chess.engine.EngineError as exc:  # python-chess refuses an illegal or malformed bestmove
-            lose(side, "illegal", f"{player.name}: {' '.join(str(exc).split())}")
+        except (asyncio.TimeoutError, TimeoutError, chess.engine.EngineError) as exc:
+            if stop.is_set():  # the match was stopped (Ctrl-C kills the engines): no forfeit, no restart
+                break
+            if isinstance(exc, chess.engine.EngineTerminatedError):
+                lose(side, "crash", f"{player.name} died: {exc}")
+            elif isinstance(exc, chess.engine.EngineError):  # python-chess refuses an illegal or malformed bestmove
+                lose(side, "illegal", f"{player.name}: {' '.join(str(exc).split())}")
+            else:
+                lose(side, "hang", f"{player.name} gave no move within {clocks[side]:.3f} s + {config.margin_s:g} s")
             player.restart()
             break
         elapsed = time.perf_counter() - started
@@ -389,15 +383,16 @@ def play_game(
             break
         if answer.move is None or answer.move not in board.legal_moves:
             lose(side, "illegal", f"{player.name} answered {answer.move} in {board.fen()}")
-            player.restart()
+            if not stop.is_set():
+                player.restart()
             break
         score = answer.info.get("score")
         scores.append(None if score is None else score.white().score(mate_score=100000))
         board.push(answer.move)
         game.moves.append(answer.move.uci())
         clocks[side] += config.inc_s
-    if game.result == "*" and stop.is_set():
-        game.termination = "interrupted"
+    if game.result == "*":
+        game.termination = "unfinished: the match was stopped"  # not counted
     game.plies = len(board.move_stack) - len(opening.board.move_stack)
     game.clocks = {"white": round(clocks[chess.WHITE], 3), "black": round(clocks[chess.BLACK], 3)}
     return board
@@ -471,6 +466,7 @@ class Match:
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.players: list[Player] = []
+        self.total = len(self.schedule())
         self.started = 0.0
         self.stopped_by = ""
         self._pgn_handle: TextIO | None = None
@@ -622,7 +618,7 @@ class Match:
                         self.stopped_by = f"SPRT {state.verdict} accepted after {sum(state.tally.pairs)} pairs"
                         self.stop.set()
             mark = f" ({game.forfeit} forfeit: {game.detail})" if game.forfeit else ""
-            print(f"game {len(self.games):>4}/{len(self.schedule())}  {game.white} - {game.black}  {game.result:<7} "
+            print(f"game {len(self.games):>4}/{self.total}  {game.white} - {game.black}  {game.result:<7} "
                   f"{game.termination}{mark}  |  {self.status_line(state)}", file=self.err, flush=True)  # fmt: skip
 
     def _worker(self, jobs: "queue.Queue[tuple[int, int, int, int]]") -> None:
