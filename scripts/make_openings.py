@@ -73,10 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     header = [
         f"# Balanced opening set of Transpo: {len(kept)} positions, {plies[0]}-{plies[1]} plies from the start.",
         f"# Made by scripts/make_openings.py --seed {args.seed} with {version} (Threads 1, Hash 16):",
-        f"# moves drawn among its MultiPV {args.multipv} at depth {args.pick_depth} within {args.spread} cp of the"
-        " best;",
-        f"# kept when its depth-{args.depth} score (White's view, c1) is within +-{args.max_cp} cp; no duplicate"
-        " positions.",
+        f"# moves drawn among its MultiPV {args.multipv} at depth {args.pick_depth} within {args.spread} cp of the best;",
+        f"# kept when its depth-{args.depth} score (White's view, c1) is within +-{args.max_cp} cp; no duplicate positions.",
         "# c0: the line in SAN from the start position.",
     ]
     args.out.write_text("\n".join(header + kept) + "\n")

@@ -27,11 +27,11 @@ def test_malformed_lines_are_reported_with_their_number_and_skipped(tmp_path, ca
     suite = tmp_path / "suite.epd"
     suite.write_text(
         "# a comment\n"
-        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"ok\";\n"
+        '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id "ok";\n'
         "this is not a position\n"
-        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"no answer\";\n"
-        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd7; id \"wrong answer expected\";\n"
-        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Qd8; id \"illegal bm\";\n"
+        '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id "no answer";\n'
+        '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd7; id "wrong answer expected";\n'
+        '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Qd8; id "illegal bm";\n'
     )
     assert main(["epd", str(suite), "--depth", "3"]) == 0
     text = capsys.readouterr().out

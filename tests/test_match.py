@@ -82,8 +82,9 @@ def test_transpo_vs_sunfish_pgn_agrees_with_json(tmp_path, warm_cache, monkeypat
     assert "W/D/L" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("mode, kind", [("crash", "crash"), ("hang", "hang"), ("illegal", "illegal"),
-                                        ("none", "illegal")])  # fmt: skip
+@pytest.mark.parametrize(
+    "mode, kind", [("crash", "crash"), ("hang", "hang"), ("illegal", "illegal"), ("none", "illegal")]
+)
 def test_misbehaving_engine_loses_is_counted_and_restarted(tmp_path, mode, kind):
     report = tmp_path / "m.json"
     code = main(["match", "--engine", f"good={fake('ok', 0)}", "--engine", f"bad={fake(mode, 2)}", "--games", "4",
@@ -132,9 +133,25 @@ def test_bad_input_is_one_error_line(args, message, capsys):
 def test_ctrl_c_stops_at_once_prints_the_partial_result_and_kills_the_engines(tmp_path):
     pids = tmp_path / "pids"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "transpo", "match", "--engine", f"a={fake('ok', 0, pids)}", "--engine",
-         f"b={fake('hang', 3, pids)}", "--games", "20", "--tc", "30"],  # fmt: skip
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "transpo",
+            "match",
+            "--engine",
+            f"a={fake('ok', 0, pids)}",
+            "--engine",
+            f"b={fake('hang', 3, pids)}",
+            "--games",
+            "20",
+            "--tc",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+        cwd=tmp_path,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < 2):
@@ -186,19 +203,23 @@ def test_worktree_engine_script_runs_another_revision(tmp_path):
         pytest.skip("not a git checkout")
     env = {**_env(), "TRANSPO_WORKTREES": str(tmp_path)}
     made = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "HEAD"], capture_output=True,
-                          text=True, env=env, timeout=60)  # fmt: skip
+                          text=True, env=env, timeout=60, check=False)  # fmt: skip
     assert made.returncode == 0, made.stderr
     command = made.stdout.strip()
     assert command.startswith(f"env PYTHONPATH={tmp_path}/transpo-rev-") and "NUMBA_CACHE_DIR=" in command
     try:
-        answer = subprocess.run(command.split(), input="uci\nquit\n", capture_output=True, text=True, timeout=60)
+        answer = subprocess.run(
+            command.split(), input="uci\nquit\n", capture_output=True, text=True, timeout=60, check=False
+        )
         assert "uciok" in answer.stdout
         again = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "HEAD"], capture_output=True,
-                               text=True, env=env, timeout=60)  # fmt: skip
+                               text=True, env=env, timeout=60, check=False)  # fmt: skip
         assert again.stdout.strip() == command  # the worktree is made once
     finally:
         worktree = command.split()[1].split("=", 1)[1].rsplit("/src", 1)[0]
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", worktree], capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", worktree], capture_output=True, check=False
+        )
     bad = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "no-such-rev"], capture_output=True,
-                         text=True, env=env, timeout=60)  # fmt: skip
+                         text=True, env=env, timeout=60, check=False)  # fmt: skip
     assert bad.returncode == 2 and bad.stderr.startswith("error: ")

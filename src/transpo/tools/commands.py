@@ -39,10 +39,21 @@ def add_tool_parsers(sub, run_interruptible: Callable) -> None:
         description="Two engines: a match; more: a gauntlet of the first against each other one. Every opening is "
         "played twice with colours reversed; clocks are kept here. See docs/STRENGTH.md.",
     )
-    match.add_argument("--engine", action="append", default=[], metavar="NAME=CMD", required=True,
-                       help='an engine, e.g. new="python3 -m transpo" (give two or more)')
-    match.add_argument("--option", action="append", default=[], metavar="NAME:Opt=Value",
-                       help="a UCI option of engine NAME, e.g. base:Hash=16")
+    match.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="NAME=CMD",
+        required=True,
+        help='an engine, e.g. new="python3 -m transpo" (give two or more)',
+    )
+    match.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME:Opt=Value",
+        help="a UCI option of engine NAME, e.g. base:Hash=16",
+    )
     match.add_argument("--games", type=int, default=20, help="games per pairing (default 20; even: whole pairs)")
     match.add_argument("--tc", default="10+0.1", help="BASE+INC seconds (default 10+0.1)")
     match.add_argument("--openings", metavar="FILE", help="EPD or PGN openings (default: the shipped 150 positions)")
@@ -51,12 +62,23 @@ def add_tool_parsers(sub, run_interruptible: Callable) -> None:
     match.add_argument("--json", metavar="OUT", help="write config, games and summary here")
     match.add_argument("--sprt", metavar="SPEC", help="e.g. elo0=0,elo1=5,alpha=0.05,beta=0.05: stop at a bound")
     match.add_argument("--seed", type=int, help="shuffle the opening order (default: file order)")
-    match.add_argument("--margin", type=float, default=1.0, metavar="S",
-                       help="seconds past its clock before a silent engine forfeits (default 1)")
-    match.add_argument("--draw-adjudication", metavar="SPEC",
-                       help="e.g. moves=8,score=10,after=40: draw when both scores stay within 10 cp (off)")
-    match.add_argument("--resign-adjudication", metavar="SPEC",
-                       help="e.g. moves=4,score=600: loss when both scores agree beyond 600 cp (off)")
+    match.add_argument(
+        "--margin",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="seconds past its clock before a silent engine forfeits (default 1)",
+    )
+    match.add_argument(
+        "--draw-adjudication",
+        metavar="SPEC",
+        help="e.g. moves=8,score=10,after=40: draw when both scores stay within 10 cp (off)",
+    )
+    match.add_argument(
+        "--resign-adjudication",
+        metavar="SPEC",
+        help="e.g. moves=4,score=600: loss when both scores agree beyond 600 cp (off)",
+    )
     match.set_defaults(func=cmd_match, run_interruptible=run_interruptible)  # fmt: skip
 
     epd = sub.add_parser("epd", help="run an EPD test suite (bm/am) with the engine: solved count, move, depth, time")

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import json
 import math
@@ -74,7 +75,7 @@ class Adjudication:
     after: int = 0  # draw only: not before this full move number
 
     @classmethod
-    def parse(cls, flag: str, text: str | None, draw: bool) -> "Adjudication":
+    def parse(cls, flag: str, text: str | None, draw: bool) -> Adjudication:
         """``moves=8,score=10,after=40`` (draw) or ``moves=4,score=600`` (resign) -> config; ValueError if bad."""
         if not text:
             return cls()
@@ -165,9 +166,7 @@ def _option_value(value: str) -> object:
         return value
 
 
-def build_config(
-    engines: list[str], options: list[str], games: int, tc: str, **rest: object
-) -> MatchConfig:
+def build_config(engines: list[str], options: list[str], games: int, tc: str, **rest: object) -> MatchConfig:
     """A checked :class:`MatchConfig` from the command line's strings; ValueError on bad input."""
     if len(engines) < 2:
         raise ValueError("--engine: give at least two engines (NAME=COMMAND)")
@@ -227,7 +226,7 @@ class Player:
             )
         except FileNotFoundError:
             raise ValueError(f"engine {self.name}: command not found: {self.config.command[0]}") from None
-        except (chess.engine.EngineError, asyncio.TimeoutError, TimeoutError, OSError) as exc:
+        except (chess.engine.EngineError, TimeoutError, OSError) as exc:
             raise ValueError(f"engine {self.name} did not start: {exc or type(exc).__name__}") from None
         if self.config.options:
             try:
@@ -278,10 +277,8 @@ class Player:
         engine = self.engine
         if engine is None:
             return
-        try:
+        with contextlib.suppress(Exception):  # dead or hung: killed below
             self._run(engine.protocol.quit(), 2.0)
-        except Exception:  # noqa: BLE001 - dead or hung
-            pass
         self.kill()
 
     def restart(self) -> None:
@@ -336,7 +333,7 @@ def play_game(
     for player in (white, black):
         try:
             player.new_game(game_id)
-        except (chess.engine.EngineError, asyncio.TimeoutError, TimeoutError):
+        except (chess.engine.EngineError, TimeoutError):
             player.restart()
             player.new_game(game_id)
 
@@ -365,7 +362,7 @@ def play_game(
         started = time.perf_counter()
         try:
             answer = player.play(board, limit, game_id, clocks[side] + config.margin_s)
-        except (asyncio.TimeoutError, TimeoutError, chess.engine.EngineError) as exc:
+        except (TimeoutError, chess.engine.EngineError) as exc:
             if stop.is_set():  # the match was stopped (Ctrl-C kills the engines): no forfeit, no restart
                 break
             if isinstance(exc, chess.engine.EngineTerminatedError):
@@ -543,7 +540,9 @@ class Match:
         """``A vs B: 12 games +5 =3 -4 (54.2%)  Elo +29.0 +- 80.1  pairs 0/1/3/1/1  LLR 0.41 (-2.94, 2.94)``."""
         t = state.tally
         elo = t.elo()
-        text = f"{state.first} vs {state.second}: {t.games} games +{t.wins} ={t.draws} -{t.losses} ({100 * t.score:.1f}%)"
+        text = (
+            f"{state.first} vs {state.second}: {t.games} games +{t.wins} ={t.draws} -{t.losses} ({100 * t.score:.1f}%)"
+        )
         if elo is not None:
             text += f"  Elo {format_elo(elo.elo)} +- {elo.error:.1f}" if math.isfinite(elo.error) else \
                 f"  Elo {format_elo(elo.elo)}"  # fmt: skip
@@ -571,7 +570,8 @@ class Match:
             if self.config.sprt:
                 s = self.config.sprt
                 verdict = {"H1": f"H1 accepted (elo >= {s.elo1:g})", "H0": f"H0 accepted (elo <= {s.elo0:g})"}.get(
-                    state.verdict or "", "no decision")
+                    state.verdict or "", "no decision"
+                )
                 lines.append(f"  SPRT elo0={s.elo0:g} elo1={s.elo1:g} alpha={s.alpha:g} beta={s.beta:g}: "
                              f"LLR {t.llr(s):+.2f} (bounds {s.lower:+.2f}, {s.upper:+.2f}) {verdict}")  # fmt: skip
             forfeits = ", ".join(f"{name}: " + " ".join(f"{k} {v}" for k, v in kinds.items())
@@ -621,7 +621,7 @@ class Match:
             print(f"game {len(self.games):>4}/{self.total}  {game.white} - {game.black}  {game.result:<7} "
                   f"{game.termination}{mark}  |  {self.status_line(state)}", file=self.err, flush=True)  # fmt: skip
 
-    def _worker(self, jobs: "queue.Queue[tuple[int, int, int, int]]") -> None:
+    def _worker(self, jobs: queue.Queue[tuple[int, int, int, int]]) -> None:
         mine: dict[str, Player] = {}
         try:
             while not self.stop.is_set():

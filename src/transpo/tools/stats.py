@@ -148,7 +148,7 @@ class SprtConfig:
         return math.log((1 - self.beta) / self.alpha)
 
     @classmethod
-    def parse(cls, text: str) -> "SprtConfig":
+    def parse(cls, text: str) -> SprtConfig:
         """``elo0=0,elo1=5,alpha=0.05,beta=0.05`` (any subset; the rest default) -> config; ValueError if bad."""
         values: dict[str, float] = {}
         for part in filter(None, (p.strip() for p in text.split(","))):
@@ -188,7 +188,7 @@ class Tally:
 
     def add_pair(self, score: float) -> None:
         """Count one finished pair scored ``score`` (0..2 in halves)."""
-        self.pairs[int(round(score * 2))] += 1
+        self.pairs[round(score * 2)] += 1
 
     @property
     def games(self) -> int:
