@@ -6,7 +6,8 @@
 It answers ``uci``/``isready`` and plays the first legal move (python-chess)
 for ``AFTER`` searches; at the next ``go`` it misbehaves by MODE: ``crash``
 (exits), ``hang`` (never answers again), ``illegal`` (answers a move that is not
-legal), ``none`` (answers ``bestmove 0000``); ``ok`` never misbehaves.  The count
+legal), ``none`` (answers ``bestmove 0000``); ``ok`` never misbehaves; ``up`` and ``down``
+play like ``ok`` but report +900 and -900 cp (for the score adjudication).  The count
 restarts with every process.  PIDFILE: its pid is appended there.
 """
 
@@ -21,6 +22,7 @@ if len(sys.argv) > 3:
         handle.write(f"{__import__('os').getpid()}\n")
 board = chess.Board()
 searches = 0
+SCORES = {"up": 900, "down": -900}
 
 
 def say(text):
@@ -57,7 +59,7 @@ for line in sys.stdin:
         if searches > after and mode == "none":
             say("bestmove 0000")
             continue
-        say("info depth 1 score cp 0")
+        say(f"info depth 1 score cp {SCORES.get(mode, 0)}")
         say(f"bestmove {next(iter(board.legal_moves)).uci()}")
     elif words[0] == "quit":
         break

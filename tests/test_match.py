@@ -223,3 +223,20 @@ def test_worktree_engine_script_runs_another_revision(tmp_path):
     bad = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "no-such-rev"], capture_output=True,
                          text=True, env=env, timeout=60, check=False)  # fmt: skip
     assert bad.returncode == 2 and bad.stderr.startswith("error: ")
+
+
+def test_score_adjudication(tmp_path):
+    report = tmp_path / "a.json"
+    args = ["--games", "2", "--tc", "1", "--json", str(report)]
+    assert main(["match", "--engine", f"a={fake('ok', 0)}", "--engine", f"b={fake('ok', 0)}", *args,
+                 "--draw-adjudication", "moves=3,score=10,after=1"]) == 0  # fmt: skip
+    games = json.loads(report.read_text())["games"]
+    assert [(g["result"], g["termination"], g["plies"]) for g in games] == [("1/2-1/2", "adjudication", 6)] * 2
+    assert main(["match", "--engine", f"up={fake('up', 0)}", "--engine", f"down={fake('down', 0)}", *args,
+                 "--resign-adjudication", "moves=2,score=600"]) == 0  # fmt: skip
+    data = json.loads(report.read_text())
+    assert [(g["result"], g["termination"]) for g in data["games"]] == [
+        ("1-0", "adjudication"),
+        ("0-1", "adjudication"),
+    ]
+    assert data["summary"][0]["wins"] == 2 and data["summary"][0]["forfeits"] == {}
