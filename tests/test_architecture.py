@@ -1,7 +1,8 @@
 """The layering rules of docs/ARCHITECTURE.md, checked on the source.
 
-* Arrows point down: core <- engine <- lab <- cli/uci; the core never imports the
-  engine, the engine never imports the lab or the user-facing layer.
+* Arrows point down: core <- engine <- lab, tools <- cli/uci; the core never imports the
+  engine, the engine never imports the lab, the tools or the user-facing layer; the
+  lab and the tools (matches, test suites) do not import each other.
 * No lab experiment imports another experiment, only the lab's spine.
 * One boundary to compiled code per part: the lab, the CLI and the UCI module never
   name a numba-compiled function of the core or the engine (they use ``Position``,
@@ -49,9 +50,10 @@ def _files(layer: str) -> list[Path]:
 @pytest.mark.parametrize(
     "layer, forbidden",
     [
-        ("core", ("transpo.engine", "transpo.lab", "transpo.cli", "transpo.uci")),
-        ("engine", ("transpo.lab", "transpo.cli", "transpo.uci")),
-        ("lab", ("transpo.cli", "transpo.uci")),
+        ("core", ("transpo.engine", "transpo.lab", "transpo.tools", "transpo.cli", "transpo.uci")),
+        ("engine", ("transpo.lab", "transpo.tools", "transpo.cli", "transpo.uci")),
+        ("lab", ("transpo.tools", "transpo.cli", "transpo.uci")),
+        ("tools", ("transpo.lab", "transpo.cli", "transpo.uci")),
     ],
 )
 def test_arrows_point_down(layer, forbidden):
@@ -67,7 +69,7 @@ def test_no_experiment_imports_another():
                 assert module.split(".")[-1] in SPINE, f"lab/{path.name} imports the experiment {module}"
 
 
-@pytest.mark.parametrize("layer", ["lab", ""])
+@pytest.mark.parametrize("layer", ["lab", "tools", ""])
 def test_front_ends_call_no_compiled_function(layer):
     for path in _files(layer):
         for module, names in _imports(path):
@@ -82,6 +84,7 @@ def test_front_ends_call_no_compiled_function(layer):
 def test_plain_python_modules_load_no_numba():
     code = (
         "import sys; import transpo.settings, transpo.uci, transpo.cli, transpo.core.fen, transpo.core.board; "
+        "import transpo.tools.commands, transpo.tools.match, transpo.tools.stats, transpo.tools.openings; "
         "print('numba' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -379,6 +379,10 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     bench.add_argument("--hash", type=int, default=DEFAULT_HASH_MB, metavar="MB", help=f"table size (default {DEFAULT_HASH_MB})")
     bench.set_defaults(func=cmd_bench)
 
+    from transpo.tools.commands import add_tool_parsers
+
+    add_tool_parsers(sub, run_interruptible)  # match, epd
+
     if with_lab:
         from transpo.lab.commands import add_lab_parser
 

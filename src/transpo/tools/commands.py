@@ -1,0 +1,92 @@
+"""The ``transpo match`` and ``transpo epd`` subcommands (plain Python at import: nothing compiled).
+
+``add_tool_parsers(sub, run_interruptible)`` registers them on the CLI's subparsers;
+the CLI hands in its ``run_interruptible`` so Ctrl-C ends a match at once (the
+engines killed, the partial result printed) without this layer importing the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def cmd_match(args: argparse.Namespace) -> None:
+    """``transpo match``: play the match; the summary on stdout, a line per game on stderr."""
+    from transpo.tools.match import Match, build_config
+
+    config = build_config(
+        args.engine, args.option, args.games, args.tc, openings=args.openings, concurrency=args.concurrency,
+        pgn=args.pgn, json=args.json, sprt=args.sprt, seed=args.seed, margin_s=args.margin,
+        draw=args.draw_adjudication, resign=args.resign_adjudication,
+    )  # fmt: skip
+    match = Match(config)
+    args.run_interruptible(match.run, match.interrupt)
+
+
+def cmd_epd(args: argparse.Namespace) -> None:
+    """``transpo epd``: solve a test suite with the engine in-process."""
+    from transpo.tools.epd import run_suite_command
+
+    args.run_interruptible(lambda: run_suite_command(args), None)
+
+
+def add_tool_parsers(sub, run_interruptible: Callable) -> None:
+    """Add ``match`` and ``epd`` to the ``transpo`` subparsers."""
+    match = sub.add_parser(
+        "match",
+        help="play UCI engines against each other: W/D/L, Elo +- 95%% interval, pentanomial pairs, SPRT",
+        description="Two engines: a match; more: a gauntlet of the first against each other one. Every opening is "
+        "played twice with colours reversed; clocks are kept here. See docs/STRENGTH.md.",
+    )
+    match.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="NAME=CMD",
+        required=True,
+        help='an engine, e.g. new="python3 -m transpo" (give two or more)',
+    )
+    match.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME:Opt=Value",
+        help="a UCI option of engine NAME, e.g. base:Hash=16",
+    )
+    match.add_argument("--games", type=int, default=20, help="games per pairing (default 20; even: whole pairs)")
+    match.add_argument("--tc", default="10+0.1", help="BASE+INC seconds (default 10+0.1)")
+    match.add_argument("--openings", metavar="FILE", help="EPD or PGN openings (default: the shipped 150 positions)")
+    match.add_argument("--concurrency", type=int, default=1, metavar="K", help="games at once (default 1)")
+    match.add_argument("--pgn", metavar="OUT", help="write the games here (PGN)")
+    match.add_argument("--json", metavar="OUT", help="write config, games and summary here")
+    match.add_argument("--sprt", metavar="SPEC", help="e.g. elo0=0,elo1=5,alpha=0.05,beta=0.05: stop at a bound")
+    match.add_argument("--seed", type=int, help="shuffle the opening order (default: file order)")
+    match.add_argument(
+        "--margin",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="seconds past its clock before a silent engine forfeits (default 1)",
+    )
+    match.add_argument(
+        "--draw-adjudication",
+        metavar="SPEC",
+        help="e.g. moves=8,score=10,after=40: draw when both scores stay within 10 cp (off)",
+    )
+    match.add_argument(
+        "--resign-adjudication",
+        metavar="SPEC",
+        help="e.g. moves=4,score=600: loss when both scores agree beyond 600 cp (off)",
+    )
+    match.set_defaults(func=cmd_match, run_interruptible=run_interruptible)  # fmt: skip
+
+    epd = sub.add_parser("epd", help="run an EPD test suite (bm/am) with the engine: solved count, move, depth, time")
+    epd.add_argument("file", help="EPD file, or bk (Bratko-Kopec) or mates (the shipped suites)")
+    limit = epd.add_mutually_exclusive_group()
+    limit.add_argument("--movetime", type=int, metavar="MS", help="per position (default 1000)")
+    limit.add_argument("--depth", type=int, help="per position")
+    limit.add_argument("--nodes", type=int, help="per position")
+    epd.add_argument("--hash", type=int, default=64, metavar="MB", help="table size (default 64)")
+    epd.add_argument("--json", metavar="OUT", help="write the results here")
+    epd.set_defaults(func=cmd_epd, run_interruptible=run_interruptible)
