@@ -246,6 +246,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             return alpha
 
     # --- transposition table ---
+    draft = depth  # what a probe at this node compares with: stored as is, extensions not counted
     key = pos.keys[state[ST_PLY]]
     check_key = audit_key(tt, board, state)
     hash_move = NO_MOVE
@@ -258,7 +259,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                 return entry.score
 
     if checked:
-        depth += 1  # check extension
+        depth += 1  # check extension (the table keeps the draft asked for, draft below)
     static_eval = -INF if checked else evaluate(state)
     us = state[ST_SIDE]
 
@@ -336,5 +337,5 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     if searched == 0:
         return alpha  # every root move excluded (MultiPV asked for more lines than moves)
     if is_enabled(tt):
-        store(tt, key, check_key, best_move, best, static_eval, depth, _bound_of(best, original_alpha, beta), ply)
+        store(tt, key, check_key, best_move, best, static_eval, draft, _bound_of(best, original_alpha, beta), ply)
     return best
