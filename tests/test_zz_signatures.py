@@ -11,7 +11,7 @@ import pytest
 
 from transpo import Position
 from transpo.core import keys, makemove, movegen, perft
-from transpo.engine import evaluate, ordering, search, table
+from transpo.engine import evaluate, ordering, search, see, table
 from transpo.engine.engine import Engine
 from transpo.engine.evaluate import PSQ
 from transpo.engine.scratch import CTL_NODE_LIMIT, new_scratch
@@ -35,6 +35,7 @@ ENTRY_POINTS = {
     "store": table.store,
     "hashfull": table.hashfull,
     "is_false_entry": table.is_false_entry,
+    "see_ge": see.see_ge,
 }
 
 
@@ -67,6 +68,8 @@ def _exercise_with_python_values() -> None:
     table.store(tt.arrays, np.uint64(p.key), np.uint64(0), move, 5, 0, 3, table.BOUND_EXACT, np.int32(2))
     table.hashfull(tt.arrays)
     table.is_false_entry(tt.arrays, p.key, 0)
+    see.see_ge(arrays.board, move, 0)
+    see.see_ge(arrays.board, np.int32(move), np.int16(-50))
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)

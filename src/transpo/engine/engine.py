@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-
 from transpo.core.board import MAX_PLY, PositionArrays
 from transpo.core.moves import move_to_uci
 from transpo.core.position import Position

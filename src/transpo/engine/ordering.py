@@ -8,7 +8,9 @@ score in one pass:
     captures, promotions           CAPTURE_SCORE + 64 * victim - attacker  (MVV-LVA;
                                    a promotion counts as capturing the new piece)
     first and second killer        KILLER_SCORE, KILLER_SCORE - 1
-    other quiet moves              history[piece, to]  (kept below KILLER_SCORE)
+    other quiet moves              history[piece, to]  (kept within +-HISTORY_MAX)
+    losing captures                BAD_CAPTURE_SCORE + MVV-LVA  (the exchange on the square,
+                                   :mod:`transpo.engine.see`, loses more than LOSING_MARGIN)
 
 ``pick_next`` then swaps the best remaining move to the front, a selection
 sort step: when the first move or two cut off, the rest are never sorted.
@@ -21,10 +23,13 @@ from numba import njit, types
 from transpo.core.board import PAWN
 from transpo.core.moves import FLAG_CAPTURE, FLAG_EP, MOVE_ID_MASK, move_flags, move_from, move_promo, move_to
 from transpo.engine.scratch import SCRATCH_TYPE
+from transpo.engine.see import see_ge
 
 HASH_SCORE = 1 << 30
 CAPTURE_SCORE = 1 << 26
 KILLER_SCORE = 1 << 25
+BAD_CAPTURE_SCORE = -(1 << 24)  # below every quiet move: the history stays within +-HISTORY_MAX
+LOSING_MARGIN = 50  # a capture that loses no more than this (bishop for knight) is an even trade
 VICTIM_WEIGHT = 64  # MVV-LVA: any victim outweighs every attacker (piece types 1..6)
 
 # History: a cutoff adds bonus * HISTORY_MAX / HISTORY_GRAVITY and takes away h * |bonus| / HISTORY_GRAVITY,
@@ -53,6 +58,15 @@ def mvv_lva(board, move):
     return VICTIM_WEIGHT * (victim + move_promo(move)) - attacker
 
 
+@njit(cache=True, inline="always")
+def _not_losing(board, move):
+    """A capture or promotion that does not lose more than LOSING_MARGIN by the exchange (SEE only when it might)."""
+    victim = PAWN if move_flags(move) & FLAG_EP else board[move_to(move)] & 7
+    if move_promo(move) or PIECE_VALUE[board[move_from(move)] & 7] <= PIECE_VALUE[victim] + LOSING_MARGIN:
+        return True
+    return see_ge(board, move, -LOSING_MARGIN)
+
+
 @njit(
     types.void(types.int8[::1], SCRATCH_TYPE, types.int64, types.int64, types.int64, types.int64),
     cache=True,
@@ -70,7 +84,7 @@ def score_moves(board, sc, start, end, hash_move, ply):
         if (m & MOVE_ID_MASK) == hash_move:
             scores[i] = HASH_SCORE
         elif move_flags(m) & FLAG_CAPTURE or move_promo(m):
-            scores[i] = CAPTURE_SCORE + mvv_lva(board, m)
+            scores[i] = (CAPTURE_SCORE if _not_losing(board, m) else BAD_CAPTURE_SCORE) + mvv_lva(board, m)
         elif m == k1:
             scores[i] = KILLER_SCORE
         elif m == k2:

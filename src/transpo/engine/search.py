@@ -51,8 +51,8 @@ from transpo.core.board import (
 )
 from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
-from transpo.core.movegen import generate_moves, in_check, is_attacked
-from transpo.core.moves import FLAG_EP, NO_MOVE, is_quiet, move_flags, move_from, move_promo, move_to
+from transpo.core.movegen import generate_moves, in_check
+from transpo.core.moves import FLAG_EP, NO_MOVE, is_quiet, move_flags, move_promo, move_to
 from transpo.engine.evaluate import PSQ, evaluate
 from transpo.engine.ordering import PIECE_VALUE, pick_next, record_quiet_cutoff, score_moves
 from transpo.engine.scratch import (
@@ -65,6 +65,7 @@ from transpo.engine.scratch import (
     CTL_STOP,
     SCRATCH_TYPE,
 )
+from transpo.engine.see import see_ge
 from transpo.engine.table import (
     BOUND_EXACT,
     BOUND_LOWER,
@@ -103,7 +104,9 @@ RFP_MARGIN = 80
 RFP_DEPTH = 6
 NULL_MIN_DEPTH = 3
 DELTA_MARGIN = 200
-EVEN_TRADE = 50  # bishop for knight is an even trade, not a losing capture
+SEE_PRUNE_DEPTH = 4
+SEE_CAPTURE_MARGIN = 100  # per ply of depth: how much a capture may lose by the exchange and still be searched
+SEE_QUIET_MARGIN = 25  # per ply squared, for a quiet move that puts a piece en prise
 
 POSITION_TYPE = typeof(PositionArrays(*new_arrays(), np.zeros(ZOB_SIZE, dtype=np.uint64), PSQ))
 
@@ -123,13 +126,10 @@ def _excluded(ctl, move):
 
 
 @njit(cache=True, inline="always")
-def _losing_capture(board, state, move, best, alpha):
-    """Quiescence: skip a capture that cannot reach alpha (delta pruning) or gives a bigger piece for a defended one."""
-    to = move_to(move)
-    victim = PIECE_VALUE[PAWN if move_flags(move) & FLAG_EP else board[to] & 7]
-    if best + victim + DELTA_MARGIN < alpha:
-        return True
-    return PIECE_VALUE[board[move_from(move)] & 7] > victim + EVEN_TRADE and is_attacked(board, to, 1 - state[ST_SIDE])
+def _futile_capture(board, move, best, alpha):
+    """Quiescence, delta pruning: even winning this piece cannot lift the score to alpha."""
+    victim = PIECE_VALUE[PAWN if move_flags(move) & FLAG_EP else board[move_to(move)] & 7]
+    return best + victim + DELTA_MARGIN < alpha
 
 
 @njit(cache=True, inline="always")
@@ -215,7 +215,9 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         score_moves(board, sc, start, end, NO_MOVE, ply)
         for i in range(start, end):
             move = pick_next(sc.moves, sc.scores, i, end)
-            if move_promo(move) == 0 and _losing_capture(board, state, move, best, alpha):
+            if sc.scores[i] < 0:
+                break  # the losing captures come last (see ordering): none of them is worth searching here
+            if move_promo(move) == 0 and _futile_capture(board, move, best, alpha):
                 continue
             make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
             score = -negamax(pos, tt, sc, depth - 1, -beta, -alpha, ply + 1, forbid_null)
@@ -297,8 +299,20 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         if root and _excluded(ctl, move):
             continue
         quiet = is_quiet(move)
+        # SEE pruning near the leaves: a move that loses too much material on its square is skipped
+        # (unless it gives check), more of it the shallower the search.
+        bad_exchange = (
+            not pv_node and not checked and searched > 0 and depth <= SEE_PRUNE_DEPTH
+            and not see_ge(board, move, -(SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth))
+        )  # fmt: skip
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
         gives_check = in_check(board, state)
+        if bad_exchange and not gives_check:
+            unmake_move(board, state, pos.undo, move)
+            if quiet:
+                sc.quiets[start + quiet_count] = move
+                quiet_count += 1
+            continue
         if futile and quiet and searched > 0 and not gives_check:
             unmake_move(board, state, pos.undo, move)
             sc.quiets[start + quiet_count] = move
