@@ -17,7 +17,7 @@ from pathlib import Path
 
 import chess
 
-from transpo.tools.openings import data_path
+from transpo.tools.openings import data_path, epd_records
 
 SHIPPED = {"bk": "bk.epd", "mates": "mates.epd"}
 DEFAULT_MOVETIME_MS = 1000
@@ -55,17 +55,9 @@ def read_suite(path: str | Path) -> tuple[list[Problem], list[str]]:
     path = Path(path)
     problems: list[Problem] = []
     skipped: list[str] = []
-    for number, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-        text = text.strip()
-        if not text or text.startswith("#"):
-            continue
-        try:
-            board, ops = chess.Board.from_epd(text)
-        except ValueError as exc:
-            skipped.append(f"{path.name}:{number}: not an EPD line ({' '.join(str(exc).split())})")
-            continue
-        if not board.is_valid():
-            skipped.append(f"{path.name}:{number}: not a legal position")
+    for number, board, ops, fault in epd_records(path):
+        if board is None:
+            skipped.append(f"{path.name}:{number}: {fault}")
             continue
         best = ops.get("bm", [])
         avoid = ops.get("am", [])

@@ -8,6 +8,7 @@ position is set up from its FEN.  A PGN game is taken to its last move.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -29,6 +30,27 @@ class Opening:
 def data_path(name: str) -> Path:
     """A file shipped in ``transpo/tools/data``."""
     return Path(str(resources.files("transpo.tools") / "data" / name))
+
+
+def epd_records(path: Path) -> Iterator[tuple[int, chess.Board | None, dict, str]]:
+    """(line number, board, operations, fault) of every EPD line that is not blank or a ``#`` comment.
+
+    A line python-chess cannot read, or whose position is not legal, comes with
+    board None and the fault in words; the caller decides to refuse or skip it.
+    """
+    for number, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        text = text.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            board, ops = chess.Board.from_epd(text)
+        except ValueError as exc:
+            yield number, None, {}, f"not an EPD line ({' '.join(str(exc).split())})"
+            continue
+        if not board.is_valid():
+            yield number, None, ops, "not a legal position"
+            continue
+        yield number, board, ops, ""
 
 
 def _line_board(line: str) -> chess.Board | None:
@@ -59,16 +81,9 @@ def load_openings(path: str | Path | None = None) -> list[Opening]:
                 name = game.headers.get("Opening") or game.headers.get("Event") or f"game {len(openings) + 1}"
                 openings.append(Opening(name, board))
     else:
-        for number, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            text = text.strip()
-            if not text or text.startswith("#"):
-                continue
-            try:
-                board, ops = chess.Board.from_epd(text)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: not an EPD position ({exc})") from None
-            if not board.is_valid():
-                raise ValueError(f"{path}:{number}: not a legal position")
+        for number, board, ops, fault in epd_records(path):
+            if board is None:
+                raise ValueError(f"{path}:{number}: {fault}")
             line = ops.get("c0")
             played = _line_board(line) if isinstance(line, str) else None
             if played is not None and played.epd() == board.epd():
