@@ -9,7 +9,7 @@ import time
 
 import chess
 import pytest
-from test_uci import ENGINE_CMD, Raw, _bestmove, _clean_env
+from test_uci import ENGINE_CMD, Raw, _bestmove, _clean_env, raw  # noqa: F401  (raw: the shared fixture)
 
 from transpo import uci as uci_module
 
@@ -21,17 +21,6 @@ def warm_cache():
     from transpo.engine.timeman import Limits
 
     Engine(hash_mb=1, audit=True).search(Position(), Limits(depth=2))
-
-
-@pytest.fixture
-def raw():
-    r = Raw()
-    r.send("uci")
-    r.expect(lambda line: line == "uciok", 10)
-    r.ready()
-    yield r
-    stderr = r.close()
-    assert "Traceback" not in stderr, stderr
 
 
 def _legal(fen_or_board, line: str) -> bool:
