@@ -29,6 +29,8 @@ ENTRY_POINTS = {
     "compute_key": keys.compute_key,
     "refresh_sums": makemove.refresh_sums,
     "evaluate": evaluate.evaluate,
+    "evaluate_features": evaluate.evaluate_features,
+    "compute_pawn_key": keys.compute_pawn_key,
     "score_moves": ordering.score_moves,
     "negamax": search.negamax,
     "probe": table.probe,
@@ -55,12 +57,14 @@ def _exercise_with_python_values() -> None:
     makemove.unmake_null(p.state, p.undo)
     makemove.is_repetition(p.state, p.keys, 2)
     keys.compute_key(p.board, p.state, p.zobrist)
+    keys.compute_pawn_key(p.board, p.zobrist)
     perft.perft(p.board, p.state, p.keys, p.undo, p.zobrist, makemove.EMPTY_PSQ, np.zeros(512, np.int32), 2, 1)
     arrays = p.snapshot(PSQ)
     makemove.refresh_sums(arrays.board, arrays.state, PSQ)
-    evaluate.evaluate(arrays.state)
     tt = Engine(hash_mb=1).table
     scratch = new_scratch()
+    evaluate.evaluate(arrays.board, arrays.state, scratch)
+    evaluate.evaluate_features(arrays.board, arrays.state, scratch)
     scratch.ctl[CTL_NODE_LIMIT] = 10**6
     search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)
     ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1))

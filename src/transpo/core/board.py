@@ -18,9 +18,10 @@ A position lives in plain numpy arrays so numba-compiled code can work on it:
     ``keys[state[ST_PLY]]`` is the current key.  Make writes the next slot,
     unmake just steps back, so repetition detection reads this array.
 
-``undo``   int32[MAX_HISTORY, UNDO_SIZE]
+``undo``   int64[MAX_HISTORY, UNDO_SIZE]
     What unmake cannot recompute: captured piece, castling rights,
-    en-passant square, halfmove clock and the evaluation sums before the move.
+    en-passant square, halfmove clock, the evaluation sums and the pawn key
+    before the move.
 
 Piece codes (int8), bit layout ``c ttt``::
 
@@ -57,10 +58,11 @@ ST_PLY = 7  # index of the current position in the key history
 ST_MG = 8  # middlegame piece-square sum, White's point of view
 ST_EG = 9  # endgame piece-square sum, White's point of view
 ST_PHASE = 10  # game phase (sum of phase increments of the pieces on the board)
+ST_PAWN_KEY = 11  # Zobrist key of the pawns alone (the 64 key bits stored as int64): the pawn hash's key
 ST_COUNT = 16  # ST_COUNT + piece code: number of such pieces on the board (16 slots)
 STATE_SIZE = 32
 
-# --- undo stack layout (int32[MAX_HISTORY, UNDO_SIZE]) -----------------------
+# --- undo stack layout (int64[MAX_HISTORY, UNDO_SIZE]) -----------------------
 UN_CAPTURED = 0
 UN_CASTLE = 1
 UN_EP = 2
@@ -68,6 +70,7 @@ UN_HALFMOVE = 3
 UN_MG = 4
 UN_EG = 5
 UN_PHASE = 6
+UN_PAWN_KEY = 7
 UNDO_SIZE = 8
 
 CASTLE_WK, CASTLE_WQ, CASTLE_BK, CASTLE_BQ = 1, 2, 4, 8
@@ -139,7 +142,7 @@ def new_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     board[SQ64_TO_120] = EMPTY
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     keys = np.zeros(MAX_HISTORY + 1, dtype=np.uint64)
-    undo = np.zeros((MAX_HISTORY, UNDO_SIZE), dtype=np.int32)
+    undo = np.zeros((MAX_HISTORY, UNDO_SIZE), dtype=np.int64)
     return board, state, keys, undo
 
 
@@ -155,6 +158,6 @@ class PositionArrays(NamedTuple):
     board: np.ndarray  # int8[120]
     state: np.ndarray  # int64[STATE_SIZE]
     keys: np.ndarray  # uint64[MAX_HISTORY + 1]
-    undo: np.ndarray  # int32[MAX_HISTORY, UNDO_SIZE]
+    undo: np.ndarray  # int64[MAX_HISTORY, UNDO_SIZE]
     zobrist: np.ndarray  # uint64[ZOB_SIZE] (transpo.core.keys)
     psq: np.ndarray  # int32[16, 120, 3]

@@ -30,7 +30,7 @@ from importlib import resources
 import numpy as np
 from numba import njit
 
-from transpo.core.board import SQ64_TO_120, ST_CASTLE, ST_EP, ST_SIDE
+from transpo.core.board import PAWN, SQ64_TO_120, ST_CASTLE, ST_EP, ST_SIDE
 from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, KEY_SET_NAMES, check_choice
 
 RAW_KEYS = 781
@@ -152,4 +152,19 @@ def compute_key(board, state, zob):
         key ^= zob[Z_EP + (ep - 21) % 10]
     if state[ST_SIDE] == 0:
         key ^= zob[Z_SIDE]
+    return key
+
+
+@njit("uint64(int8[::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
+def compute_pawn_key(board, zob):
+    """The pawn key from scratch: the XOR of the piece keys of the pawns alone (make/unmake keep it incrementally).
+
+    Positions with the same pawns share it, so the evaluation caches pawn
+    structure under it (:mod:`transpo.engine.pawns`).
+    """
+    key = np.uint64(0)
+    for sq in range(21, 99):
+        p = board[sq]
+        if p > 0 and (p & 7) == PAWN:
+            key ^= zob[Z_PIECE + 120 * p + sq]
     return key

@@ -1,7 +1,8 @@
 """Make and unmake moves on the array board, updating the Zobrist key by XOR (numba).
 
 Make pushes what cannot be recomputed onto the undo stack, writes the new key
-into ``keys[ply + 1]`` and updates the piece-square sums and piece counts from
+into ``keys[ply + 1]``, keeps the pawn-only key ``state[ST_PAWN_KEY]`` the same
+way and updates the piece-square sums and piece counts from
 the ``psq`` table (``int32[16, 120, 3]``: middlegame, endgame and phase value of
 a piece code on a square).  Unmake reverses the board and pops the stack; the
 old key is still in ``keys[ply]``.
@@ -40,6 +41,7 @@ from transpo.core.board import (
     ST_HALFMOVE,
     ST_KING,
     ST_MG,
+    ST_PAWN_KEY,
     ST_PHASE,
     ST_PLY,
     ST_SIDE,
@@ -49,6 +51,7 @@ from transpo.core.board import (
     UN_EP,
     UN_HALFMOVE,
     UN_MG,
+    UN_PAWN_KEY,
     UN_PHASE,
 )
 from transpo.core.keys import Z_CASTLE, Z_EP, Z_PIECE, Z_SIDE
@@ -85,6 +88,8 @@ def _make(board, state, keys, undo, move, zob, psq):
     undo[ply, UN_MG] = mg
     undo[ply, UN_EG] = eg
     undo[ply, UN_PHASE] = phase
+    undo[ply, UN_PAWN_KEY] = state[ST_PAWN_KEY]
+    pawn_key = np.uint64(state[ST_PAWN_KEY])  # the int64 slot holds the key's 64 bits
 
     if ep != 0:
         key ^= zob[Z_EP + (ep - 21) % 10]
@@ -102,6 +107,8 @@ def _make(board, state, keys, undo, move, zob, psq):
         eg -= psq[captured, cap_sq, 1]
         phase -= psq[captured, cap_sq, 2]
         state[ST_COUNT + captured] -= 1
+        if (captured & 7) == PAWN:
+            pawn_key ^= zob[Z_PIECE + 120 * captured + cap_sq]
 
     piece = board[frm]
     placed = piece
@@ -117,6 +124,10 @@ def _make(board, state, keys, undo, move, zob, psq):
     phase += psq[placed, to, 2] - psq[piece, frm, 2]
 
     kind = piece & 7
+    if kind == PAWN:
+        pawn_key ^= zob[Z_PIECE + 120 * piece + frm]
+        if promo == 0:
+            pawn_key ^= zob[Z_PIECE + 120 * piece + to]
     if kind == KING:
         state[ST_KING + us] = to
         if flags & FLAG_CASTLE:
@@ -151,6 +162,7 @@ def _make(board, state, keys, undo, move, zob, psq):
     state[ST_MG] = mg
     state[ST_EG] = eg
     state[ST_PHASE] = phase
+    state[ST_PAWN_KEY] = np.int64(pawn_key)
     state[ST_SIDE] = 1 - us
     keys[ply + 1] = key ^ zob[Z_SIDE]
     state[ST_PLY] = ply + 1
@@ -194,13 +206,14 @@ def _unmake(board, state, undo, move):
     state[ST_MG] = undo[ply, UN_MG]
     state[ST_EG] = undo[ply, UN_EG]
     state[ST_PHASE] = undo[ply, UN_PHASE]
+    state[ST_PAWN_KEY] = undo[ply, UN_PAWN_KEY]
     state[ST_FULLMOVE] -= us
     state[ST_SIDE] = us
     state[ST_PLY] = ply
 
 
 @njit(
-    "void(int8[::1], int64[::1], uint64[::1], int32[:, ::1], int64, uint64[::1], int32[:, :, ::1])",
+    "void(int8[::1], int64[::1], uint64[::1], int64[:, ::1], int64, uint64[::1], int32[:, :, ::1])",
     cache=True,
     nogil=True,
     _nrt=False,
@@ -210,13 +223,13 @@ def make_move(board, state, keys, undo, move, zob, psq):
     _make(board, state, keys, undo, move, zob, psq)
 
 
-@njit("void(int8[::1], int64[::1], int32[:, ::1], int64)", cache=True, nogil=True, _nrt=False)
+@njit("void(int8[::1], int64[::1], int64[:, ::1], int64)", cache=True, nogil=True, _nrt=False)
 def unmake_move(board, state, undo, move):
     """Take back ``move``, the last move made."""
     _unmake(board, state, undo, move)
 
 
-@njit("void(int64[::1], uint64[::1], int32[:, ::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
+@njit("void(int64[::1], uint64[::1], int64[:, ::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
 def make_null(state, keys, undo, zob):
     """Pass the move (null-move pruning): flip the side, clear en passant."""
     ply = state[ST_PLY]
@@ -232,7 +245,7 @@ def make_null(state, keys, undo, zob):
     state[ST_PLY] = ply + 1
 
 
-@njit("void(int64[::1], int32[:, ::1])", cache=True, nogil=True, _nrt=False)
+@njit("void(int64[::1], int64[:, ::1])", cache=True, nogil=True, _nrt=False)
 def unmake_null(state, undo):
     """Take back a null move."""
     ply = state[ST_PLY] - 1

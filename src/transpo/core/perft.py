@@ -20,7 +20,7 @@ from transpo.core.movegen import generate_moves
 
 
 @njit(
-    "int64(int8[::1], int64[::1], uint64[::1], int32[:, ::1], uint64[::1], int32[:, :, ::1], int32[::1], int64, boolean)",
+    "int64(int8[::1], int64[::1], uint64[::1], int64[:, ::1], uint64[::1], int32[:, :, ::1], int32[::1], int64, boolean)",
     cache=True,
     nogil=True,
     _nrt=False,

@@ -30,13 +30,14 @@ from transpo.core.board import (
     ST_COUNT,
     ST_HALFMOVE,
     ST_KING,
+    ST_PAWN_KEY,
     ST_PLY,
     ST_SIDE,
     PositionArrays,
     new_arrays,
 )
 from transpo.core.fen import InvalidFEN, format_fen, parse_fen
-from transpo.core.keys import compute_key, key_set
+from transpo.core.keys import MASK64, compute_key, compute_pawn_key, key_set
 from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, refresh_sums, unmake_move
 from transpo.core.movegen import generate_moves, in_check, is_attacked
 from transpo.core.moves import move_to_uci
@@ -111,6 +112,7 @@ class Position:
         _, _, self.keys, self.undo = new_arrays()
         self.board, self.state = board, state
         self.keys[0] = compute_key(board, state, self.zobrist)
+        state[ST_PAWN_KEY] = np.uint64(compute_pawn_key(board, self.zobrist)).view(np.int64)
         self.moves: list[int] = []  # encoded moves that pop() can take back (the last ones of the game)
         self.dropped_plies = 0  # plies compacted out of the history (see _compact)
         self._buffer = np.zeros(MAX_MOVES, dtype=np.int32)
@@ -145,6 +147,11 @@ class Position:
     def key(self) -> int:
         """The 64-bit Zobrist key of the position."""
         return int(self.keys[self.state[ST_PLY]])
+
+    @property
+    def pawn_key(self) -> int:
+        """The Zobrist key of the pawns alone (kept incrementally; the evaluation's pawn hash uses it)."""
+        return int(self.state[ST_PAWN_KEY]) & MASK64
 
     def key_with(self, zobrist: np.ndarray) -> int:
         """The key of this position under another expanded key set (:func:`transpo.core.keys.key_set`), from scratch."""

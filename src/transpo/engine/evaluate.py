@@ -1,34 +1,92 @@
-"""Static evaluation: tapered PeSTO piece-square tables, kept up to date by make/unmake.
+"""Static evaluation: tapered piece-square sums plus a dot product of terms and weights.
 
-The middlegame and endgame sums and the game phase live in the state array
-(``ST_MG``, ``ST_EG``, ``ST_PHASE``); make/unmake update them from the
-``psq`` table built here, so evaluating a position costs a few reads (the rule
-that keeps them valid is in :mod:`transpo.core.makemove`).  The
-score blends the two sums by phase (24 = all pieces on, 0 = bare kings and
-pawns) and is returned from the side to move's point of view.
+Three parts, each blended by game phase (24 = all pieces on, 0 = bare kings
+and pawns) like PeSTO's tables, and returned from the side to move's view:
+
+1. the piece-square sums ``ST_MG``/``ST_EG``, kept by make/unmake from the
+   ``psq`` table built here (the rule that keeps them valid is in
+   :mod:`transpo.core.makemove`): reading them costs nothing;
+2. the pawn-structure terms, cached in the searcher's pawn hash table under
+   the pawn key (:mod:`transpo.engine.pawns`);
+3. the piece terms (:mod:`transpo.engine.terms` lists them all): one pass over
+   the board walks each knight, bishop, rook and queen's moves once, counting
+   its mobility and its attacks on the enemy king's zone together.
+
+Every term is a White-minus-Black count written into ``sc.features`` and
+priced by ``sc.weights``; ``evaluate_features`` computes all of them without
+the cache, which is what tuning and ``transpo eval`` read.
 """
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
+from numba import njit, types
 
 from transpo.core.board import (
     BISHOP,
+    BISHOP_STEPS,
+    EMPTY,
+    KING,
+    KING_STEPS,
     KNIGHT,
+    KNIGHT_STEPS,
+    OFF,
     PAWN,
     QUEEN,
     ROOK,
+    ROOK_STEPS,
+    SQ64_TO_120,
+    SQ120_TO_64,
     ST_COUNT,
     ST_EG,
+    ST_KING,
     ST_MG,
+    ST_PAWN_KEY,
     ST_PHASE,
     ST_SIDE,
 )
+from transpo.engine.pawns import (
+    BIT,
+    FILE_BB,
+    pawn_attacks,
+    pawn_bitboards,
+    pawn_features,
+    pawn_score,
+    pawn_slot,
+)
 from transpo.engine.pesto import PHASE_MAX, psq_table
-
-TEMPO = 10  # the side to move is a little better off than the sums say
+from transpo.engine.scratch import SCRATCH_TYPE
+from transpo.engine.terms import (
+    BISHOP_PAIR,
+    KING_DANGER,
+    KING_OPEN_FILE,
+    KING_SHIELD_FAR,
+    KING_SHIELD_NEAR,
+    KNIGHT_KING_ATTACK,
+    KNIGHT_MOBILITY,
+    N_PAWN_TERMS,
+    N_TERMS,
+    PASSED_ENEMY_KING,
+    PASSED_FREE,
+    PASSED_OWN_KING,
+    PASSED_UNSTOPPABLE,
+    PAWN_THREAT,
+    ROOK_OPEN_FILE,
+    ROOK_SEMI_OPEN_FILE,
+    TEMPO,
+)
 
 PSQ = psq_table()
+
+# Mobility counts from this centre up or down: a knight with 4 safe squares scores 0.
+MOBILITY_CENTRE = np.array([0, 0, 4, 6, 6, 12, 0], dtype=np.int64)  # by piece type
+# Weight of one attacked king-zone square in the king-danger units, by piece type.
+ATTACK_UNITS = np.array([0, 0, 2, 2, 3, 5, 0], dtype=np.int64)
+QUEEN_STEPS = np.concatenate((BISHOP_STEPS, ROOK_STEPS))
+# KING_ZONE[d + 119]: a square d away (mailbox) from a king is in its zone (the king's square and its neighbours).
+KING_ZONE = np.zeros(239, dtype=np.bool_)
+KING_ZONE[119] = True
+KING_ZONE[KING_STEPS + 119] = True
 
 
 @njit(cache=True, inline="always")
@@ -38,11 +96,197 @@ def _only_minor_pieces(state, color):
     return majors == 0 and state[base + KNIGHT] + state[base + BISHOP] <= 1
 
 
-@njit("int64(int64[::1])", cache=True, nogil=True, _nrt=False)
-def evaluate(state):
-    """Score in centipawns for the side to move."""
+@njit(cache=True, inline="always")
+def _has_pieces(state, color):
+    base = ST_COUNT + (color << 3)
+    return state[base + KNIGHT] + state[base + BISHOP] + state[base + ROOK] + state[base + QUEEN] > 0
+
+
+@njit(cache=True, inline="always")
+def distance(a, b):
+    """King-move (Chebyshev) distance between two mailbox squares."""
+    return max(abs(a % 10 - b % 10), abs(a // 10 - b // 10))
+
+
+@njit(cache=True, inline="always")
+def _safe(target, enemy_pawn_attacks):
+    """A mailbox square not attacked by an enemy pawn."""
+    return (enemy_pawn_attacks & BIT[SQ120_TO_64[target]]) == 0
+
+
+@njit(cache=True, inline="always")
+def _piece_reach(board, sq, kind, colour, enemy_king, enemy_pawn_attacks):
+    """(mobility, king-zone squares attacked) of the piece on ``sq``: one walk over its moves."""
+    mobility = 0
+    zone = 0
+    if kind == KNIGHT:
+        for step in KNIGHT_STEPS:
+            t = sq + step
+            q = board[t]
+            if q == OFF:
+                continue
+            if KING_ZONE[t - enemy_king + 119]:
+                zone += 1
+            if (q == EMPTY or (q >> 3) != colour) and _safe(t, enemy_pawn_attacks):
+                mobility += 1
+        return mobility, zone
+    steps = BISHOP_STEPS if kind == BISHOP else ROOK_STEPS if kind == ROOK else QUEEN_STEPS
+    for step in steps:
+        t = sq + step
+        while True:
+            q = board[t]
+            if q == OFF:
+                break
+            if KING_ZONE[t - enemy_king + 119]:
+                zone += 1
+            if q == EMPTY:
+                if _safe(t, enemy_pawn_attacks):
+                    mobility += 1
+            else:
+                if (q >> 3) != colour and _safe(t, enemy_pawn_attacks):
+                    mobility += 1
+                break
+            t += step
+    return mobility, zone
+
+
+@njit(cache=True, inline="always")
+def _pieces(board, state, white, black, features):
+    """Mobility, king attacks, rooks on files and pawn threats of every piece (White minus Black)."""
+    white_attacks = pawn_attacks(white, 0)
+    black_attacks = pawn_attacks(black, 1)
+    units_w = 0
+    units_b = 0
+    attackers_w = 0
+    attackers_b = 0
+    for s in range(64):
+        sq = SQ64_TO_120[s]
+        p = board[sq]
+        if p <= 0:
+            continue
+        kind = p & 7
+        if kind == PAWN or kind == KING:
+            continue
+        colour = p >> 3
+        sign = 1 - 2 * colour
+        enemy_attacks = black_attacks if colour == 0 else white_attacks
+        if enemy_attacks & BIT[s]:
+            features[PAWN_THREAT] -= sign  # the other side's pawn hits this piece
+        mobility, zone = _piece_reach(board, sq, kind, colour, state[ST_KING + 1 - colour], enemy_attacks)
+        features[KNIGHT_MOBILITY + kind - KNIGHT] += sign * (mobility - MOBILITY_CENTRE[kind])
+        if zone > 0:
+            features[KNIGHT_KING_ATTACK + kind - KNIGHT] += sign * zone
+            if colour == 0:
+                units_w += zone * ATTACK_UNITS[kind]
+                attackers_w += 1
+            else:
+                units_b += zone * ATTACK_UNITS[kind]
+                attackers_b += 1
+        if kind == ROOK:
+            file_pawns = FILE_BB[s & 7] & (white | black)
+            if file_pawns == 0:
+                features[ROOK_OPEN_FILE] += sign
+            elif file_pawns & (white if colour == 0 else black) == 0:
+                features[ROOK_SEMI_OPEN_FILE] += sign
+    features[KING_DANGER] = (units_w * units_w if attackers_w >= 2 else 0) // 16
+    features[KING_DANGER] -= (units_b * units_b if attackers_b >= 2 else 0) // 16
+
+
+@njit(cache=True, inline="always")
+def _king_shelter(board, state, white, black, features):
+    """Pawn shield in front of each king and the pawnless files at or beside it."""
+    for colour in range(2):
+        sign = 1 - 2 * colour
+        king = state[ST_KING + colour]
+        pawn = PAWN | (colour << 3)
+        ahead = 10 if colour == 0 else -10
+        for side in range(-1, 2):
+            if board[king + ahead + side] == pawn:
+                features[KING_SHIELD_NEAR] += sign
+            if board[king + ahead + side] != OFF and board[king + 2 * ahead + side] == pawn:
+                features[KING_SHIELD_FAR] += sign
+            f = king % 10 - 1 + side
+            if 0 <= f < 8 and (FILE_BB[f] & (white if colour == 0 else black)) == 0:
+                features[KING_OPEN_FILE] += sign
+
+
+@njit(cache=True, inline="always")
+def _passers(board, state, passed, features):
+    """Passed pawns against the pieces and kings: free path, king distances, the rule of the square."""
+    if passed == 0:
+        return
+    for s in range(64):
+        if passed & BIT[s] == 0:
+            continue
+        sq = SQ64_TO_120[s]
+        colour = board[sq] >> 3
+        sign = 1 - 2 * colour
+        relative_rank = (s >> 3) if colour == 0 else 7 - (s >> 3)
+        scale = max(relative_rank - 2, 0)  # matters more the further it has come
+        stop = sq + (10 if colour == 0 else -10)
+        if board[stop] == EMPTY:
+            features[PASSED_FREE] += sign * scale
+        features[PASSED_OWN_KING] += sign * scale * distance(state[ST_KING + colour], stop)
+        enemy_king = state[ST_KING + 1 - colour]
+        features[PASSED_ENEMY_KING] += sign * scale * distance(enemy_king, stop)
+        if not _has_pieces(state, 1 - colour):
+            promotion = sq % 10 + (90 if colour == 0 else 20)
+            plies_to_go = min(7 - relative_rank, 5)  # a pawn on its first rank can step twice
+            king_distance = distance(enemy_king, promotion) - (1 if state[ST_SIDE] != colour else 0)
+            if king_distance > plies_to_go:
+                features[PASSED_UNSTOPPABLE] += sign
+
+
+@njit(cache=True, inline="always")
+def _evaluate(board, state, sc, use_cache):
     if _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1):
         return 0  # no side can force mate: K, K+N, K+B against each other
+    weights = sc.weights
+    features = sc.features
+    slot = pawn_slot(state[ST_PAWN_KEY])
+    if use_cache and sc.pawn_keys[slot] == np.uint64(state[ST_PAWN_KEY]):
+        white = sc.pawn_bits[slot, 0]
+        black = sc.pawn_bits[slot, 1]
+        passed = sc.pawn_bits[slot, 2]
+        pawn_mg = sc.pawn_scores[slot, 0]
+        pawn_eg = sc.pawn_scores[slot, 1]
+    else:
+        white, black = pawn_bitboards(board)
+        passed = pawn_features(board, white, black, features)
+        pawn_mg, pawn_eg = pawn_score(weights, features)
+        if use_cache:
+            sc.pawn_keys[slot] = np.uint64(state[ST_PAWN_KEY])
+            sc.pawn_bits[slot, 0] = white
+            sc.pawn_bits[slot, 1] = black
+            sc.pawn_bits[slot, 2] = passed
+            sc.pawn_scores[slot, 0] = pawn_mg
+            sc.pawn_scores[slot, 1] = pawn_eg
+
+    for t in range(N_PAWN_TERMS, N_TERMS):
+        features[t] = 0
+    features[BISHOP_PAIR] = int(state[ST_COUNT + BISHOP] >= 2) - int(state[ST_COUNT + 8 + BISHOP] >= 2)
+    features[TEMPO] = 1 - 2 * state[ST_SIDE]
+    _pieces(board, state, white, black, features)
+    _king_shelter(board, state, white, black, features)
+    _passers(board, state, passed, features)
+
+    mg = state[ST_MG] + pawn_mg
+    eg = state[ST_EG] + pawn_eg
+    for t in range(N_PAWN_TERMS, N_TERMS):
+        mg += weights[t, 0] * features[t]
+        eg += weights[t, 1] * features[t]
     phase = min(state[ST_PHASE], PHASE_MAX)
-    score = (state[ST_MG] * phase + state[ST_EG] * (PHASE_MAX - phase)) // PHASE_MAX
-    return (score if state[ST_SIDE] == 0 else -score) + TEMPO
+    score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+    return score if state[ST_SIDE] == 0 else -score
+
+
+@njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
+def evaluate(board, state, sc):
+    """Score in centipawns for the side to move (pawn structure from the searcher's pawn hash table)."""
+    return _evaluate(board, state, sc, True)
+
+
+@njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
+def evaluate_features(board, state, sc):
+    """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
+    return _evaluate(board, state, sc, False)

@@ -3,8 +3,10 @@
 Everything :func:`~transpo.engine.search.negamax` needs that belongs to one
 searcher travels as one :class:`Scratch` value: the move lists of every ply,
 their ordering scores, the quiet moves tried, the killers and history that
-move ordering learns, the principal-variation triangle and the control words
-(``ctl``) through which the Python side limits, stops and watches the search.
+move ordering learns, the principal-variation triangle, the evaluation's
+weights, feature counts and pawn hash table (:mod:`transpo.engine.pawns`), and
+the control words (``ctl``) through which the Python side limits, stops and
+watches the search.
 A second search thread needs exactly one more of these.
 
 ``ctl`` layout (``int64[CTL_SIZE]``)::
@@ -26,6 +28,8 @@ import numpy as np
 from numba import typeof
 
 from transpo.core.board import MAX_MOVES, MAX_PLY
+from transpo.engine.pawns import PAWN_ENTRIES
+from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS
 
 CTL_STOP = 0
 CTL_NODE_LIMIT = 1
@@ -51,10 +55,15 @@ class Scratch(NamedTuple):
     pv: np.ndarray  # int32[PLIES, PLIES]: the triangle; row p is the PV from ply p
     pv_len: np.ndarray  # int32[PLIES]: length of each row of pv
     ctl: np.ndarray  # int64[CTL_SIZE]: control words (module docstring)
+    weights: np.ndarray  # int32[N_TERMS, 2]: the evaluation's weights, mg and eg (transpo.engine.terms)
+    features: np.ndarray  # int32[N_TERMS]: the feature counts of the last evaluation
+    pawn_keys: np.ndarray  # uint64[PAWN_ENTRIES]: pawn hash table (layout in transpo.engine.pawns)
+    pawn_bits: np.ndarray  # uint64[PAWN_ENTRIES, 3]
+    pawn_scores: np.ndarray  # int32[PAWN_ENTRIES, 2]
 
 
-def new_scratch() -> Scratch:
-    """Zeroed scratch for one searcher."""
+def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
+    """Zeroed scratch for one searcher that evaluates with ``weights`` (default: the shipped ones)."""
     move_list = PLIES * MAX_MOVES
     return Scratch(
         moves=np.zeros(move_list, dtype=np.int32),
@@ -65,6 +74,11 @@ def new_scratch() -> Scratch:
         pv=np.zeros((PLIES, PLIES), dtype=np.int32),
         pv_len=np.zeros(PLIES, dtype=np.int32),
         ctl=np.zeros(CTL_SIZE, dtype=np.int64),
+        weights=np.ascontiguousarray(weights, dtype=np.int32),
+        features=np.zeros(N_TERMS, dtype=np.int32),
+        pawn_keys=np.zeros(PAWN_ENTRIES, dtype=np.uint64),
+        pawn_bits=np.zeros((PAWN_ENTRIES, 3), dtype=np.uint64),
+        pawn_scores=np.zeros((PAWN_ENTRIES, 2), dtype=np.int32),
     )
 
 

@@ -201,12 +201,12 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         ctl[CTL_SELDEPTH] = ply
     checked = in_check(board, state)
     if ply >= MAX_PLY:
-        return evaluate(state)
+        return evaluate(board, state, sc)
     start = ply * MAX_MOVES
 
     # --- quiescence search: captures and promotions (all evasions when in check) ---
     if depth <= 0 and not checked:
-        best = evaluate(state)  # stand pat
+        best = evaluate(board, state, sc)  # stand pat
         if best >= beta:
             return best
         if best > alpha:
@@ -262,7 +262,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
 
     if checked:
         depth += 1  # check extension (the table keeps the draft asked for, draft below)
-    static_eval = -INF if checked else evaluate(state)
+    static_eval = -INF if checked else evaluate(board, state, sc)
     us = state[ST_SIDE]
 
     if not pv_node and not checked and not root:

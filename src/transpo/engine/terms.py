@@ -1,0 +1,117 @@
+"""The evaluation's terms: their names, their slots, and the weights file that prices them.
+
+Beyond the piece-square sums (:mod:`transpo.engine.pesto`, kept by make/unmake),
+the evaluation is a dot product: every term is a *feature*, an integer count
+taken White minus Black (a white isolated pawn counts +1, a black one -1),
+and every term has two weights, middlegame and endgame, blended by game phase
+exactly like the piece-square sums.  So
+
+    score_mg = psq_mg + sum(weights[t, 0] * features[t])
+    score_eg = psq_eg + sum(weights[t, 1] * features[t])
+
+which is linear in the weights: that is what lets ``transpo tune`` fit them all
+at once by logistic regression (Texel's method, :mod:`transpo.tools.tune`).
+
+Two blocks, in this order:
+
+* the pawn-structure terms, which depend on the pawns alone and are cached in
+  the pawn hash table under the pawn key (:mod:`transpo.engine.pawns`);
+* the piece terms, computed at every evaluation (mobility, king safety, rooks
+  on files, threats, passed pawns against pieces and kings, tempo).
+
+The weights are data: ``engine/data/eval_weights.json`` maps each term name to
+``[mg, eg]`` and says how they were made.  They reach compiled code as an
+array argument (in each searcher's scratch), never as a global, so a new
+weights file takes effect without recompiling (docs/NUMBA.md, trap 5).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+PAWN_TERMS = (
+    "pawn_doubled",  # a pawn with a pawn of its own colour in front of it on its file
+    "pawn_isolated",  # no pawn of its colour on either neighbouring file
+    "pawn_backward",  # no own pawn beside or behind it on the neighbouring files, stop square hit by an enemy pawn
+    "pawn_supported",  # defended by a pawn of its colour
+    "pawn_phalanx",  # a pawn of its colour beside it on the same rank
+    "passed_rank2",  # a passed pawn (no enemy pawn ahead on its own or a neighbouring file) by relative rank
+    "passed_rank3",
+    "passed_rank4",
+    "passed_rank5",
+    "passed_rank6",
+    "passed_rank7",
+)
+PIECE_TERMS = (
+    "bishop_pair",
+    "rook_open_file",  # no pawn at all on the rook's file
+    "rook_semi_open_file",  # no pawn of its own colour on the file
+    "knight_mobility",  # per reachable square not held by an own piece nor hit by an enemy pawn, minus a centre
+    "bishop_mobility",
+    "rook_mobility",
+    "queen_mobility",
+    "knight_king_attack",  # per square of the enemy king's zone (the king's square and its neighbours) attacked
+    "bishop_king_attack",
+    "rook_king_attack",
+    "queen_king_attack",
+    "king_danger",  # (attack units)^2 / 16 when two or more pieces attack the zone: danger grows faster than linear
+    "king_shield_near",  # own pawns on the three squares in front of the king
+    "king_shield_far",  # own pawns two ranks in front of the king
+    "king_open_file",  # files at or beside the king with no pawn of its own
+    "pawn_threat",  # enemy pieces (not pawns) attacked by a pawn
+    "passed_free",  # passed pawn whose stop square is empty, times its rank scale
+    "passed_own_king",  # distance of the own king to the stop square, times the rank scale
+    "passed_enemy_king",  # distance of the enemy king to the stop square, times the rank scale
+    "passed_unstoppable",  # the enemy has only king and pawns and its king is outside the pawn's square
+    "tempo",  # +1 when White is to move, -1 when Black is
+)
+TERM_NAMES = PAWN_TERMS + PIECE_TERMS
+N_PAWN_TERMS = len(PAWN_TERMS)
+N_TERMS = len(TERM_NAMES)
+
+# Slots (indices into the features and weights arrays), one constant per term.
+(
+    PAWN_DOUBLED, PAWN_ISOLATED, PAWN_BACKWARD, PAWN_SUPPORTED, PAWN_PHALANX, PASSED_RANK2,
+) = range(6)  # fmt: skip
+(
+    BISHOP_PAIR, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
+    KNIGHT_MOBILITY, BISHOP_MOBILITY, ROOK_MOBILITY, QUEEN_MOBILITY,
+    KNIGHT_KING_ATTACK, BISHOP_KING_ATTACK, ROOK_KING_ATTACK, QUEEN_KING_ATTACK, KING_DANGER,
+    KING_SHIELD_NEAR, KING_SHIELD_FAR, KING_OPEN_FILE, PAWN_THREAT,
+    PASSED_FREE, PASSED_OWN_KING, PASSED_ENEMY_KING, PASSED_UNSTOPPABLE, TEMPO,
+) = range(N_PAWN_TERMS, N_TERMS)  # fmt: skip
+
+WEIGHTS_FILE = "eval_weights.json"
+
+
+class WeightsError(ValueError):
+    """A weights file that does not price exactly the terms of this evaluation."""
+
+
+def weights_from_mapping(terms: dict[str, list[int]]) -> np.ndarray:
+    """``int32[N_TERMS, 2]`` from a ``{name: [mg, eg]}`` mapping that names every term once."""
+    missing = [name for name in TERM_NAMES if name not in terms]
+    unknown = [name for name in terms if name not in TERM_NAMES]
+    if missing or unknown:
+        raise WeightsError(f"weights file: missing terms {missing}, unknown terms {unknown}")
+    weights = np.zeros((N_TERMS, 2), dtype=np.int32)
+    for slot, name in enumerate(TERM_NAMES):
+        mg, eg = terms[name]
+        weights[slot] = (int(mg), int(eg))
+    return weights
+
+
+def load_weights(path: str | Path | None = None) -> np.ndarray:
+    """The evaluation weights of a JSON file (default: the shipped ``engine/data/eval_weights.json``)."""
+    if path is None:
+        text = resources.files("transpo.engine").joinpath("data", WEIGHTS_FILE).read_text()
+    else:
+        text = Path(path).read_text()
+    return weights_from_mapping(json.loads(text)["terms"])
+
+
+DEFAULT_WEIGHTS = load_weights()
