@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from transpo import START_FEN, Position
 from transpo.core.board import SQ64_TO_120, ST_EG, ST_MG, ST_PHASE, ST_PLY, ST_SIDE
-from transpo.core.keys import KEY_SET_NAMES, compute_key
+from transpo.core.keys import KEY_SET_NAMES, compute_key, compute_pawn_key
 from transpo.core.makemove import make_move, unmake_move
 
 FENS = [
@@ -53,6 +53,7 @@ def test_push_pop_key_matches_scratch_and_pop_restores(fen, ops, key_set):
             p.push(moves[pick % len(moves)])
             history.append(snapshot(p))
         assert p.key == int(compute_key(p.board, p.state, p.zobrist))
+        assert p.pawn_key == int(compute_pawn_key(p.board, p.zobrist))  # the pawn hash's key, kept the same way
         assert Position.from_fen(p.fen(), keys=key_set).key == p.key
         assert int(p.keys[p.state[ST_PLY]]) == p.key
     while p.moves:

@@ -17,7 +17,7 @@ from transpo import Position
 from transpo.core.moves import move_to_uci
 from transpo.engine import table as T
 from transpo.engine.engine import NO_LIMIT, Engine
-from transpo.engine.evaluate import PSQ
+from transpo.engine.evaluate import PSQ, explain
 from transpo.engine.scratch import CTL_NODE_LIMIT
 from transpo.engine.search import negamax
 from transpo.engine.timeman import Limits
@@ -237,12 +237,12 @@ def test_probe_decodes_the_entry_locate_finds():
     """``probe`` is ``locate`` plus decoding: move, root-relative score, depth, bound; a miss has BOUND_NONE."""
     tt = new_table()
     key = make_key(77, 1, 0xABCDEF, 0x42)
-    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE)
+    assert T.probe(tt.arrays, key, key, 3) == T.Entry(0, 0, 0, BOUND_NONE, 0)
     tt.store(int(key), move=0x1ABCD, score=MATE - 10, static_eval=-55, depth=9, bound=BOUND_LOWER, ply=5, check_key=int(key))
     stored = entry(tt, key)
     assert (stored["move"], stored["score"], stored["eval"], stored["depth"], stored["bound"]) == (
         0x1ABCD, MATE - 5, -55, 9, BOUND_LOWER)  # fmt: skip
-    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER)
+    assert tt.probe(int(key), ply=2, check_key=int(key)) == T.Entry(0x1ABCD, MATE - 7, 9, BOUND_LOWER, -55)
     assert tt.counters()["probes"] == 3 and tt.counters()["hits"] == 2
 
 
@@ -358,6 +358,8 @@ def _node(engine: Engine, position: Position, depth: int, alpha: int, beta: int)
     scratch.ctl[CTL_NODE_LIMIT] = NO_LIMIT
     scratch.killers[:] = 0
     scratch.history[:] = 0
+    scratch.counter[:] = 0
+    scratch.played[:] = 0
     return int(negamax(position.snapshot(PSQ), engine.table.arrays, scratch, depth, alpha, beta, 1, True))
 
 
@@ -393,7 +395,9 @@ def test_bound_logic_in_the_search(bound, tt_score, entry_depth, alpha, beta, cu
     assert baseline != tt_score
     engine.table.clear()
     engine.table.new_search()
-    put(engine.table, position.key, move=0, score=tt_score, depth=entry_depth, bound=bound)
+    # the entry carries the node's true static evaluation, which the search takes from it
+    static_eval = explain(position).score
+    put(engine.table, position.key, move=0, score=tt_score, static_eval=static_eval, depth=entry_depth, bound=bound)
     before = engine.table.counters()["cutoffs"]
     got = _node(engine, position, 3, alpha, beta)
     if cuts:

@@ -67,7 +67,7 @@ def _exercise_with_python_values() -> None:
     evaluate.evaluate_features(arrays.board, arrays.state, scratch)
     scratch.ctl[CTL_NODE_LIMIT] = 10**6
     search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)
-    ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1))
+    ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1), 0)
     table.probe(tt.arrays, p.key, 0, 1)
     table.store(tt.arrays, np.uint64(p.key), np.uint64(0), move, 5, 0, 3, table.BOUND_EXACT, np.int32(2))
     table.hashfull(tt.arrays)

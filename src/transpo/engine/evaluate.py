@@ -19,6 +19,8 @@ the cache, which is what tuning and ``transpo eval`` read.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, types
 
@@ -45,6 +47,7 @@ from transpo.core.board import (
     ST_PHASE,
     ST_SIDE,
 )
+from transpo.core.position import Position
 from transpo.engine.pawns import (
     BIT,
     FILE_BB,
@@ -55,7 +58,7 @@ from transpo.engine.pawns import (
     pawn_slot,
 )
 from transpo.engine.pesto import PHASE_MAX, psq_table
-from transpo.engine.scratch import SCRATCH_TYPE
+from transpo.engine.scratch import SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
     BISHOP_PAIR,
     KING_DANGER,
@@ -74,6 +77,7 @@ from transpo.engine.terms import (
     ROOK_OPEN_FILE,
     ROOK_SEMI_OPEN_FILE,
     TEMPO,
+    TERM_NAMES,
 )
 
 PSQ = psq_table()
@@ -275,9 +279,16 @@ def _evaluate(board, state, sc, use_cache):
     for t in range(N_PAWN_TERMS, N_TERMS):
         mg += weights[t, 0] * features[t]
         eg += weights[t, 1] * features[t]
-    phase = min(state[ST_PHASE], PHASE_MAX)
-    score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+    score = taper(mg, eg, state[ST_PHASE])
     return score if state[ST_SIDE] == 0 else -score
+
+
+@njit(cache=True, inline="always")
+def taper(mg, eg, phase):
+    """Blend middlegame and endgame scores by phase, rounding towards zero so that colours are symmetric."""
+    phase = min(phase, PHASE_MAX)
+    blend = mg * phase + eg * (PHASE_MAX - phase)
+    return blend // PHASE_MAX if blend >= 0 else -(-blend // PHASE_MAX)
 
 
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
@@ -290,3 +301,35 @@ def evaluate(board, state, sc):
 def evaluate_features(board, state, sc):
     """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
     return _evaluate(board, state, sc, False)
+
+
+def explain(position: Position, weights: np.ndarray | None = None) -> Explanation:
+    """The static evaluation of ``position`` term by term (``weights``: default the shipped ones)."""
+    scratch = new_scratch() if weights is None else new_scratch(weights)
+    arrays = position.snapshot(PSQ)
+    score = int(evaluate_features(arrays.board, arrays.state, scratch))
+    terms = [
+        Term(name, int(count), int(scratch.weights[t, 0] * count), int(scratch.weights[t, 1] * count))
+        for t, (name, count) in enumerate(zip(TERM_NAMES, scratch.features))
+    ]
+    state = arrays.state
+    return Explanation(score, int(state[ST_MG]), int(state[ST_EG]), int(min(state[ST_PHASE], PHASE_MAX)), terms)
+
+
+class Term(NamedTuple):
+    """One evaluation term of a position: its White-minus-Black count and what it adds (mg, eg)."""
+
+    name: str
+    count: int
+    mg: int
+    eg: int
+
+
+class Explanation(NamedTuple):
+    """A static evaluation taken apart: the score (side to move), the piece-square sums (White's view), the terms."""
+
+    score: int
+    psq_mg: int
+    psq_eg: int
+    phase: int
+    terms: list[Term]

@@ -8,6 +8,8 @@ score in one pass:
     captures, promotions           CAPTURE_SCORE + 64 * victim - attacker  (MVV-LVA;
                                    a promotion counts as capturing the new piece)
     first and second killer        KILLER_SCORE, KILLER_SCORE - 1
+    counter move                   COUNTER_SCORE  (the quiet move that last refuted the opponent's
+                                   previous move, by that move's piece and to-square)
     other quiet moves              history[piece, to]  (kept within +-HISTORY_MAX)
     losing captures                BAD_CAPTURE_SCORE + MVV-LVA  (the exchange on the square,
                                    :mod:`transpo.engine.see`, loses more than LOSING_MARGIN)
@@ -28,6 +30,7 @@ from transpo.engine.see import see_ge
 HASH_SCORE = 1 << 30
 CAPTURE_SCORE = 1 << 26
 KILLER_SCORE = 1 << 25
+COUNTER_SCORE = KILLER_SCORE - 2
 BAD_CAPTURE_SCORE = -(1 << 24)  # below every quiet move: the history stays within +-HISTORY_MAX
 LOSING_MARGIN = 50  # a capture that loses no more than this (bishop for knight) is an even trade
 VICTIM_WEIGHT = 64  # MVV-LVA: any victim outweighs every attacker (piece types 1..6)
@@ -68,12 +71,12 @@ def _not_losing(board, move):
 
 
 @njit(
-    types.void(types.int8[::1], SCRATCH_TYPE, types.int64, types.int64, types.int64, types.int64),
+    types.void(types.int8[::1], SCRATCH_TYPE, types.int64, types.int64, types.int64, types.int64, types.int64),
     cache=True,
     nogil=True,
     _nrt=False,
 )
-def score_moves(board, sc, start, end, hash_move, ply):
+def score_moves(board, sc, start, end, hash_move, ply, counter_move):
     """Give every move in ``sc.moves[start:end]`` its ordering score in ``sc.scores``."""
     moves = sc.moves
     scores = sc.scores
@@ -89,6 +92,8 @@ def score_moves(board, sc, start, end, hash_move, ply):
             scores[i] = KILLER_SCORE
         elif m == k2:
             scores[i] = KILLER_SCORE - 1
+        elif m == counter_move:
+            scores[i] = COUNTER_SCORE
         else:
             scores[i] = sc.history[history_index(board, m)]
 
@@ -110,7 +115,10 @@ def pick_next(moves, scores, i, end):
 
 @njit(cache=True, nogil=True, inline="always")
 def record_quiet_cutoff(board, sc, move, depth, ply, tried_start, tried_end):
-    """A quiet move caused a beta cutoff: make it a killer, reward it, penalise the quiets tried before it."""
+    """A quiet move caused a beta cutoff: make it a killer and the counter move of the previous move,
+    reward it, penalise the quiets tried before it."""
+    if ply > 0 and sc.played[ply - 1] != 0:
+        sc.counter[sc.played[ply - 1]] = move
     killers = sc.killers
     if killers[ply, 0] != move:
         killers[ply, 1] = killers[ply, 0]

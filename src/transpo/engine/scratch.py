@@ -52,6 +52,9 @@ class Scratch(NamedTuple):
     quiets: np.ndarray  # int32[PLIES * MAX_MOVES]: quiet moves tried at each ply (history malus)
     killers: np.ndarray  # int32[PLIES, 2]: two quiet moves that cut off at each ply
     history: np.ndarray  # int32[HISTORY_SIZE]: quiet-move success by piece and to-square
+    counter: np.ndarray  # int32[HISTORY_SIZE]: the quiet move that last refuted a move, by its piece and to-square
+    played: np.ndarray  # int32[PLIES]: piece x to-square of the move made at each ply (0: a null move)
+    evals: np.ndarray  # int32[PLIES]: static evaluation at each ply (-INF when in check), for "improving"
     pv: np.ndarray  # int32[PLIES, PLIES]: the triangle; row p is the PV from ply p
     pv_len: np.ndarray  # int32[PLIES]: length of each row of pv
     ctl: np.ndarray  # int64[CTL_SIZE]: control words (module docstring)
@@ -71,6 +74,9 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         quiets=np.zeros(move_list, dtype=np.int32),
         killers=np.zeros((PLIES, 2), dtype=np.int32),
         history=np.zeros(HISTORY_SIZE, dtype=np.int32),
+        counter=np.zeros(HISTORY_SIZE, dtype=np.int32),
+        played=np.zeros(PLIES, dtype=np.int32),
+        evals=np.zeros(PLIES, dtype=np.int32),
         pv=np.zeros((PLIES, PLIES), dtype=np.int32),
         pv_len=np.zeros(PLIES, dtype=np.int32),
         ctl=np.zeros(CTL_SIZE, dtype=np.int64),

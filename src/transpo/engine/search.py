@@ -54,7 +54,14 @@ from transpo.core.makemove import is_repetition, make_move, make_null, unmake_mo
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import FLAG_EP, NO_MOVE, is_quiet, move_flags, move_promo, move_to
 from transpo.engine.evaluate import PSQ, evaluate
-from transpo.engine.ordering import PIECE_VALUE, pick_next, record_quiet_cutoff, score_moves
+from transpo.engine.ordering import (
+    COUNTER_SCORE,
+    PIECE_VALUE,
+    history_index,
+    pick_next,
+    record_quiet_cutoff,
+    score_moves,
+)
 from transpo.engine.scratch import (
     CTL_ABORTED,
     CTL_EXCLUDED,
@@ -98,6 +105,9 @@ LMR_REDUCTION = _lmr_table()
 LMR_MAX_INDEX = 63
 LMR_MIN_DEPTH = 3
 LMR_MIN_SEARCHED = 2  # the first two moves are searched at full depth
+LMR_HISTORY_DIVISOR = 8192  # a quiet move's history (within +-HISTORY_MAX) shifts its reduction by up to 2 plies
+LMP_DEPTH = 6  # late move pruning: at this depth or less, quiet moves after the first few are not searched
+IIR_DEPTH = 4  # internal iterative reduction: a node this deep with no hash move is searched one ply shallower
 FUTILITY_MARGIN = 100
 FUTILITY_DEPTH = 3
 RFP_MARGIN = 80
@@ -145,13 +155,23 @@ def _decides(entry, depth, alpha, beta):
 
 
 @njit(cache=True, inline="always")
-def _late_move_reduction(depth, searched, pv_node):
-    """Plies to take off a late quiet move, never so many that the reduced search drops below one ply."""
+def _late_move_reduction(depth, searched, pv_node, improving, refutation, history):
+    """Plies to take off a late quiet move, never so many that the reduced search drops below one ply.
+
+    The table gives the base; less at PV nodes, for a killer or counter move
+    and for a move with a good history; more when the position is not improving.
+    """
     reduction = LMR_REDUCTION[min(depth, LMR_MAX_INDEX), min(searched, LMR_MAX_INDEX)]
-    if pv_node:
-        reduction -= 1
+    reduction -= int(pv_node) + int(refutation) - int(not improving)
+    reduction -= history // LMR_HISTORY_DIVISOR
     new_depth = depth - 1
     return max(0, min(reduction, new_depth - 1))
+
+
+@njit(cache=True, inline="always")
+def _late_move_limit(depth, improving):
+    """Late move pruning: how many moves a shallow non-PV node tries before it skips the remaining quiet ones."""
+    return (3 + depth * depth) // (2 - improving)
 
 
 @njit(cache=True, inline="always")
@@ -204,15 +224,29 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         return evaluate(board, state, sc)
     start = ply * MAX_MOVES
 
+    key = pos.keys[state[ST_PLY]]
+    check_key = audit_key(tt, board, state)
+    hash_move = NO_MOVE
+    stored_eval = -INF
+    pv_node = beta - alpha > 1
+
     # --- quiescence search: captures and promotions (all evasions when in check) ---
     if depth <= 0 and not checked:
-        best = evaluate(board, state, sc)  # stand pat
+        if is_enabled(tt):
+            entry = probe(tt, key, check_key, ply)
+            if entry.bound != BOUND_NONE:
+                if not pv_node and _decides(entry, 0, alpha, beta):
+                    record_cutoff(tt, key, check_key)
+                    return entry.score
+                hash_move = entry.move
+                stored_eval = entry.static_eval
+        best = stored_eval if stored_eval != -INF else evaluate(board, state, sc)  # stand pat
         if best >= beta:
             return best
         if best > alpha:
             alpha = best
         end = generate_moves(board, state, sc.moves, start, True)
-        score_moves(board, sc, start, end, NO_MOVE, ply)
+        score_moves(board, sc, start, end, hash_move, ply, NO_MOVE)
         for i in range(start, end):
             move = pick_next(sc.moves, sc.scores, i, end)
             if sc.scores[i] < 0:
@@ -233,7 +267,6 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         return best
 
     root = ply == 0
-    pv_node = beta - alpha > 1
     if not root:
         if is_repetition(state, pos.keys, 1):
             return 0
@@ -249,29 +282,33 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
 
     # --- transposition table ---
     draft = depth  # what a probe at this node compares with: stored as is, extensions not counted
-    key = pos.keys[state[ST_PLY]]
-    check_key = audit_key(tt, board, state)
-    hash_move = NO_MOVE
     if is_enabled(tt):
         entry = probe(tt, key, check_key, ply)
         if entry.bound != BOUND_NONE:
             hash_move = entry.move
+            stored_eval = entry.static_eval
             if not pv_node and not root and _decides(entry, depth, alpha, beta):
                 record_cutoff(tt, key, check_key)
                 return entry.score
 
     if checked:
         depth += 1  # check extension (the table keeps the draft asked for, draft below)
-    static_eval = -INF if checked else evaluate(board, state, sc)
+        static_eval = -INF
+    else:
+        static_eval = stored_eval if stored_eval != -INF else evaluate(board, state, sc)
+    sc.evals[ply] = static_eval
+    # Improving: better than two plies ago (our previous turn), so cutting and pruning can be bolder.
+    improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
     us = state[ST_SIDE]
 
     if not pv_node and not checked and not root:
         # Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
-        if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta and abs(beta) < MATE_BOUND:
+        if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
             return static_eval
         # Null move: if passing still fails high, the position is good enough to cut.
         if do_null and depth >= NULL_MIN_DEPTH and static_eval >= beta and _has_pieces(state, us):
             reduction = 3 + depth // 6
+            sc.played[ply] = 0
             make_null(state, pos.keys, pos.undo, pos.zobrist)
             score = -negamax(pos, tt, sc, depth - 1 - reduction, -beta, -beta + 1, ply + 1, forbid_null)
             unmake_null(state, pos.undo)
@@ -283,7 +320,10 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     end = generate_moves(board, state, sc.moves, start, False)
     if end == start:
         return -MATE + ply if checked else 0
-    score_moves(board, sc, start, end, hash_move, ply)
+    if depth >= IIR_DEPTH and hash_move == NO_MOVE and not checked:
+        depth -= 1  # no hash move: this node was not searched before, a shallower search finds one cheaply
+    counter_move = sc.counter[sc.played[ply - 1]] if ply > 0 else NO_MOVE
+    score_moves(board, sc, start, end, hash_move, ply, counter_move)
 
     original_alpha = alpha
     best = -INF
@@ -294,17 +334,24 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         not pv_node and not checked and depth <= FUTILITY_DEPTH
         and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
     )  # fmt: skip
+    prune_late = not pv_node and not checked and depth <= LMP_DEPTH
+    late_limit = _late_move_limit(depth, improving)
     for i in range(start, end):
         move = pick_next(sc.moves, sc.scores, i, end)
         if root and _excluded(ctl, move):
             continue
         quiet = is_quiet(move)
+        if prune_late and quiet and i - start >= late_limit and searched > 0 and best > -MATE_BOUND:
+            continue  # late move pruning: this late in a well-ordered list, a quiet move hardly ever matters
+        refutation = sc.scores[i] >= COUNTER_SCORE and sc.scores[i] < COUNTER_SCORE + 3
+        played = history_index(board, move)
         # SEE pruning near the leaves: a move that loses too much material on its square is skipped
         # (unless it gives check), more of it the shallower the search.
         bad_exchange = (
             not pv_node and not checked and searched > 0 and depth <= SEE_PRUNE_DEPTH
             and not see_ge(board, move, -(SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth))
         )  # fmt: skip
+        sc.played[ply] = played
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
         gives_check = in_check(board, state)
         if bad_exchange and not gives_check:
@@ -324,7 +371,9 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         else:
             reduction = 0
             if depth >= LMR_MIN_DEPTH and quiet and not checked and not gives_check and searched >= LMR_MIN_SEARCHED:
-                reduction = _late_move_reduction(depth, searched, pv_node)
+                reduction = _late_move_reduction(
+                    depth, searched, pv_node, improving, refutation, sc.history[played]
+                )
             score = -negamax(pos, tt, sc, new_depth - reduction, -alpha - 1, -alpha, ply + 1, allow_null)
             if score > alpha and reduction > 0:
                 score = -negamax(pos, tt, sc, new_depth, -alpha - 1, -alpha, ply + 1, allow_null)

@@ -110,6 +110,7 @@ class Entry(NamedTuple):
     score: int  # relative to the root (mate scores converted back by from_tt)
     depth: int
     bound: int
+    static_eval: int  # the evaluation stored with it, so a hit need not evaluate again
 
 
 TABLE_TYPE = typeof(
@@ -121,7 +122,7 @@ TABLE_TYPE = typeof(
         np.zeros(ZOB_SIZE, np.uint64),
     )
 )
-ENTRY_TYPE = typeof(Entry(0, 0, 0, 0))
+ENTRY_TYPE = typeof(Entry(0, 0, 0, 0, 0))
 
 
 @njit(cache=True, inline="always")
@@ -288,9 +289,11 @@ def probe(tt, key, check_key, ply):
     (``bound == BOUND_NONE``); counted as :func:`locate` says."""
     w = locate(tt, key, check_key)
     if w < 0:
-        return Entry(NO_MOVE, 0, 0, BOUND_NONE)
+        return Entry(NO_MOVE, 0, 0, BOUND_NONE, 0)
     data = tt.words[w + 1]
-    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data))
+    return Entry(
+        data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data), data_eval(data)
+    )
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,127 @@
+"""The evaluation: colour symmetry, the pawn cache, the linear model the tuner relies on, and known terms."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from transpo import Position
+from transpo.engine.evaluate import PSQ, evaluate, evaluate_features, explain, taper
+from transpo.engine.scratch import new_scratch
+from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS, TERM_NAMES, WeightsError, load_weights
+
+STARTS = [
+    chess.STARTING_FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8",
+    "4k3/pp3ppp/8/3P4/8/8/PPP2PPP/4K3 w - - 0 1",
+]
+
+
+def playout_fens(count: int, seed: int = 2026) -> list[str]:
+    """``count`` positions from random games (python-chess), every tenth move a capture if one exists."""
+    rng = random.Random(seed)
+    fens: list[str] = []
+    while len(fens) < count:
+        board = chess.Board(rng.choice(STARTS))
+        for _ in range(rng.randint(4, 120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            captures = [m for m in moves if board.is_capture(m)]
+            board.push(rng.choice(captures if captures and rng.random() < 0.3 else moves))
+            fens.append(board.fen())
+    return fens[:count]
+
+
+FENS = playout_fens(1500)
+
+
+def score(fen: str, scratch=None, cached: bool = False) -> int:
+    arrays = Position(fen).snapshot(PSQ)
+    scratch = scratch if scratch is not None else new_scratch()
+    fn = evaluate if cached else evaluate_features
+    return int(fn(arrays.board, arrays.state, scratch))
+
+
+def test_colour_flip_gives_the_same_score_on_1500_positions():
+    """A position and its mirror (colours swapped, board flipped, other side to move) score the same."""
+    asymmetric = [
+        fen for fen in FENS if score(fen) != score(chess.Board(fen).mirror().fen())
+    ]  # fmt: skip
+    assert len(FENS) >= 1000
+    assert asymmetric == []
+
+
+def test_pawn_cache_gives_the_same_scores_as_computing_afresh():
+    scratch = new_scratch()
+    for fen in FENS[:600] + FENS[:600]:  # the second round hits the cache
+        assert score(fen, scratch, cached=True) == score(fen)
+
+
+def test_score_is_the_tapered_dot_product_of_weights_and_features():
+    """What the tuner fits: psq sums plus weights . features, blended by phase."""
+    scratch = new_scratch()
+    for fen in FENS[:300]:
+        position = Position(fen)
+        arrays = position.snapshot(PSQ)
+        got = int(evaluate_features(arrays.board, arrays.state, scratch))
+        if position.is_insufficient_material():
+            continue
+        mg = int(arrays.state[8]) + int(DEFAULT_WEIGHTS[:, 0].astype(np.int64) @ scratch.features)
+        eg = int(arrays.state[9]) + int(DEFAULT_WEIGHTS[:, 1].astype(np.int64) @ scratch.features)
+        white_view = int(taper(mg, eg, int(arrays.state[10])))
+        assert got == (white_view if position.turn == "w" else -white_view)
+
+
+def counts(fen: str) -> dict[str, int]:
+    return {term.name: term.count for term in explain(Position(fen)).terms if term.count}
+
+
+@pytest.mark.parametrize(
+    "fen, expected",
+    [
+        # White: isolated a-pawn, doubled c-pawns (the rear one counts), passed d-pawn on rank 5 (not blocked).
+        ("4k3/5ppp/8/3P4/8/2P5/P1P5/4K3 w - - 0 1", {"pawn_isolated": 1, "pawn_doubled": 1, "passed_rank5": 1}),
+        # Bishop pair for White only.
+        ("4k3/pppp1ppp/8/8/8/8/PPPP1PPP/2B1KB2 w - - 0 1", {"bishop_pair": 1}),
+        # White's rook on the open e-file; Black's on the d-file, closed by pawns of both colours.
+        ("3r2k1/pppp1ppp/8/8/8/8/PPPP1PPP/4R1K1 w - - 0 1", {"rook_open_file": 1, "rook_semi_open_file": 0}),
+        # A lone white pawn on a7 that the black king on h8 cannot catch: unstoppable, black to move or not.
+        ("7k/P7/8/8/8/8/8/K7 b - - 0 1", {"passed_unstoppable": 1}),
+        # The black king stands in front of the pawn: stoppable.
+        ("k7/8/P7/8/8/8/8/K7 w - - 0 1", {"passed_unstoppable": 0}),
+    ],
+)
+def test_known_terms(fen, expected):
+    got = counts(fen)
+    for name, value in expected.items():
+        assert got.get(name, 0) == value, (name, got)
+
+
+def test_tempo_and_side_to_move():
+    """The start position: only the tempo term is non-zero, and it belongs to the side to move."""
+    assert counts(chess.STARTING_FEN) == {"tempo": 1}
+    black = chess.STARTING_FEN.replace(" w ", " b ")
+    assert counts(black) == {"tempo": -1}
+    assert score(chess.STARTING_FEN) == score(black)
+
+
+def test_weights_file_must_name_every_term(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text('{"terms": {"bishop_pair": [1, 2]}}')
+    with pytest.raises(WeightsError, match="missing terms"):
+        load_weights(path)
+    assert DEFAULT_WEIGHTS.shape == (N_TERMS, 2)
+    assert len(set(TERM_NAMES)) == N_TERMS
+
+
+def test_changed_weights_change_the_score_without_recompiling():
+    fen = "4k3/5ppp/8/3P4/8/2P5/P1P5/4K3 w - - 0 1"
+    heavier = DEFAULT_WEIGHTS.copy()
+    heavier[TERM_NAMES.index("pawn_isolated")] -= 100
+    assert score(fen, new_scratch(heavier)) < score(fen) - 50
