@@ -125,3 +125,15 @@ def test_changed_weights_change_the_score_without_recompiling():
     heavier = DEFAULT_WEIGHTS.copy()
     heavier[TERM_NAMES.index("pawn_isolated")] -= 100
     assert score(fen, new_scratch(heavier)) < score(fen) - 50
+
+
+def test_lazy_evaluation_is_exact_inside_the_window_and_on_the_right_side_outside():
+    from transpo.engine.evaluate import LAZY_MARGIN, evaluate_lazy
+
+    scratch = new_scratch()
+    for fen in FENS[:400]:
+        arrays = Position(fen).snapshot(PSQ)
+        full = int(evaluate(arrays.board, arrays.state, scratch))
+        assert int(evaluate_lazy(arrays.board, arrays.state, scratch, full - 1, full + 1)) == full
+        high = int(evaluate_lazy(arrays.board, arrays.state, scratch, -30000, full - 2 * LAZY_MARGIN))
+        assert high >= full - 2 * LAZY_MARGIN  # a cut above beta stays a cut

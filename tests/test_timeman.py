@@ -138,3 +138,33 @@ def test_minimum_budget_never_eats_the_overhead(left):
     budget = allot(Limits(wtime=left, winc=10), True, 30)
     assert budget.hard_ms + 30 <= max(left, 31)
     assert 0 < budget.soft_ms <= budget.hard_ms
+
+
+def test_progress_gives_more_time_when_the_best_move_changes_or_the_score_drops():
+    from transpo.engine.timeman import MAX_SCALE, Progress
+
+    steady = Progress()
+    for _ in range(3):
+        steady.update("e2e4", 30)
+    assert steady.scale() == 1.0
+    changing = Progress()
+    for move in ("e2e4", "d2d4", "c2c4"):
+        changing.update(move, 30)
+    assert changing.scale() > 1.4
+    dropping = Progress()
+    dropping.update("e2e4", 30)
+    dropping.update("e2e4", -70)
+    assert dropping.scale() == 1.5
+    wild = Progress()
+    for i in range(20):
+        wild.update(str(i), -100 * i)
+    assert wild.scale() == MAX_SCALE
+
+
+def test_progress_saves_time_on_a_long_settled_answer():
+    from transpo.engine.timeman import STABLE_ITERATIONS, Progress
+
+    sure = Progress()
+    for _ in range(STABLE_ITERATIONS + 1):
+        sure.update("e2e4", 30)
+    assert sure.scale() < 1.0

@@ -30,6 +30,7 @@ ENTRY_POINTS = {
     "refresh_sums": makemove.refresh_sums,
     "evaluate": evaluate.evaluate,
     "evaluate_features": evaluate.evaluate_features,
+    "evaluate_lazy": evaluate.evaluate_lazy,
     "compute_pawn_key": keys.compute_pawn_key,
     "score_moves": ordering.score_moves,
     "negamax": search.negamax,
@@ -65,6 +66,7 @@ def _exercise_with_python_values() -> None:
     scratch = new_scratch()
     evaluate.evaluate(arrays.board, arrays.state, scratch)
     evaluate.evaluate_features(arrays.board, arrays.state, scratch)
+    evaluate.evaluate_lazy(arrays.board, arrays.state, scratch, -5, np.int32(5))
     scratch.ctl[CTL_NODE_LIMIT] = 10**6
     search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)
     ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1), 0)

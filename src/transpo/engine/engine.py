@@ -31,7 +31,7 @@ from transpo.engine.scratch import (
 )
 from transpo.engine.search import INF, negamax
 from transpo.engine.table import MATE, MATE_BOUND, TranspositionTable
-from transpo.engine.timeman import Budget, Limits, allot
+from transpo.engine.timeman import Budget, Limits, Progress, allot
 from transpo.settings import DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
 
 ASPIRATION_DELTA = 25
@@ -113,6 +113,7 @@ class Engine:
         self._white = True
         self._started = 0.0
         self._budget = Budget(None, None)
+        self._progress = Progress()  # the time manager's view of the iterations (timeman.Progress)
         self._pv_codes: list[list[int]] = []
         self._armed = False
 
@@ -189,6 +190,7 @@ class Engine:
         lines_wanted = max(1, min(self.multipv, len(root_moves)))
         completed: list[Info] = []
         previous = [0] * lines_wanted
+        self._progress = Progress()
         try:
             for depth in range(1, max_depth + 1):
                 lines = self._iteration(arrays, depth, lines_wanted, previous, t0, on_info)
@@ -196,6 +198,8 @@ class Engine:
                     break
                 completed = lines
                 previous = [line.score for line in lines]
+                if completed[0].pv:
+                    self._progress.update(completed[0].pv[0], completed[0].score)
                 if self._done(limits, completed[0], len(root_moves)):
                     break
         finally:
@@ -291,7 +295,8 @@ class Engine:
             return True  # a forced move needs no thought on the clock
         if best.mate_in is not None and best.depth >= 2 * abs(best.mate_in) + 4:
             return True  # a mate found with plies to spare will not go away on the clock
-        return self._elapsed_ms(self._started) >= soft
+        hard = self._budget.hard_ms if self._budget.hard_ms is not None else soft
+        return self._elapsed_ms(self._started) >= min(soft * self._progress.scale(), hard)
 
     def _result(self, completed: list[Info], root_moves: list[int], t0: float) -> SearchResult:
         nodes = int(self.scratch.ctl[CTL_NODES])

@@ -54,7 +54,6 @@ from transpo.engine.pawns import (
     pawn_attacks,
     pawn_bitboards,
     pawn_features,
-    pawn_score,
     pawn_slot,
 )
 from transpo.engine.pesto import PHASE_MAX, psq_table
@@ -81,6 +80,9 @@ from transpo.engine.terms import (
 )
 
 PSQ = psq_table()
+
+LAZY_MARGIN = 400  # mobility, king safety, rooks and threats together rarely move a score this far
+LAZY_OFF = 1 << 40  # a window this wide turns lazy evaluation off
 
 # Mobility counts from this centre up or down: a knight with 4 safe squares scores 0.
 MOBILITY_CENTRE = np.array([0, 0, 4, 6, 6, 12, 0], dtype=np.int64)  # by piece type
@@ -242,7 +244,18 @@ def _passers(board, state, passed, features):
 
 
 @njit(cache=True, inline="always")
-def _evaluate(board, state, sc, use_cache):
+def _block(weights, features, first, last):
+    """(mg, eg) that the terms ``first..last-1`` of ``features`` add up to."""
+    mg = 0
+    eg = 0
+    for t in range(first, last):
+        mg += weights[t, 0] * features[t]
+        eg += weights[t, 1] * features[t]
+    return mg, eg
+
+
+@njit(cache=True, inline="always")
+def _evaluate(board, state, sc, use_cache, alpha, beta):
     if _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1):
         return 0  # no side can force mate: K, K+N, K+B against each other
     weights = sc.weights
@@ -257,7 +270,7 @@ def _evaluate(board, state, sc, use_cache):
     else:
         white, black = pawn_bitboards(board)
         passed = pawn_features(board, white, black, features)
-        pawn_mg, pawn_eg = pawn_score(weights, features)
+        pawn_mg, pawn_eg = _block(weights, features, 0, N_PAWN_TERMS)
         if use_cache:
             sc.pawn_keys[slot] = np.uint64(state[ST_PAWN_KEY])
             sc.pawn_bits[slot, 0] = white
@@ -270,15 +283,20 @@ def _evaluate(board, state, sc, use_cache):
         features[t] = 0
     features[BISHOP_PAIR] = int(state[ST_COUNT + BISHOP] >= 2) - int(state[ST_COUNT + 8 + BISHOP] >= 2)
     features[TEMPO] = 1 - 2 * state[ST_SIDE]
-    _pieces(board, state, white, black, features)
-    _king_shelter(board, state, white, black, features)
     _passers(board, state, passed, features)
-
     mg = state[ST_MG] + pawn_mg
     eg = state[ST_EG] + pawn_eg
-    for t in range(N_PAWN_TERMS, N_TERMS):
-        mg += weights[t, 0] * features[t]
-        eg += weights[t, 1] * features[t]
+    if alpha > -LAZY_OFF or beta < LAZY_OFF:  # lazy: the terms still missing cannot bring the score inside the window
+        quick_mg, quick_eg = _block(weights, features, N_PAWN_TERMS, N_TERMS)
+        quick = taper(mg + quick_mg, eg + quick_eg, state[ST_PHASE])
+        quick = quick if state[ST_SIDE] == 0 else -quick
+        if quick - LAZY_MARGIN >= beta or quick + LAZY_MARGIN <= alpha:
+            return quick
+    _pieces(board, state, white, black, features)
+    _king_shelter(board, state, white, black, features)
+    piece_mg, piece_eg = _block(weights, features, N_PAWN_TERMS, N_TERMS)
+    mg += piece_mg
+    eg += piece_eg
     score = taper(mg, eg, state[ST_PHASE])
     return score if state[ST_SIDE] == 0 else -score
 
@@ -294,13 +312,25 @@ def taper(mg, eg, phase):
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
 def evaluate(board, state, sc):
     """Score in centipawns for the side to move (pawn structure from the searcher's pawn hash table)."""
-    return _evaluate(board, state, sc, True)
+    return _evaluate(board, state, sc, True, -LAZY_OFF, LAZY_OFF)
+
+
+@njit(
+    types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.int64, types.int64),
+    cache=True,
+    nogil=True,
+    _nrt=False,
+)
+def evaluate_lazy(board, state, sc, alpha, beta):
+    """:func:`evaluate`, except that a score already LAZY_MARGIN outside (alpha, beta) without the
+    piece terms is returned as it is (quiescence's stand pat needs no more)."""
+    return _evaluate(board, state, sc, True, alpha, beta)
 
 
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
 def evaluate_features(board, state, sc):
     """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
-    return _evaluate(board, state, sc, False)
+    return _evaluate(board, state, sc, False, -LAZY_OFF, LAZY_OFF)
 
 
 def explain(position: Position, weights: np.ndarray | None = None) -> Explanation:

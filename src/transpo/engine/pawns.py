@@ -138,17 +138,6 @@ def pawn_features(board, white, black, features):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pawn_score(weights, features):
-    """(mg, eg) of the pawn-structure block of ``features``."""
-    mg = 0
-    eg = 0
-    for t in range(N_PAWN_TERMS):
-        mg += weights[t, 0] * features[t]
-        eg += weights[t, 1] * features[t]
-    return mg, eg
-
-
-@njit(cache=True, nogil=True, inline="always")
 def pawn_slot(pawn_key):
     """The pawn hash slot of a pawn key (given as the int64 of ``state[ST_PAWN_KEY]``)."""
     return np.int64(np.uint64(pawn_key) & np.uint64(PAWN_ENTRIES - 1))

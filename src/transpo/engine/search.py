@@ -53,7 +53,7 @@ from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import FLAG_EP, NO_MOVE, is_quiet, move_flags, move_promo, move_to
-from transpo.engine.evaluate import PSQ, evaluate
+from transpo.engine.evaluate import PSQ, evaluate, evaluate_lazy
 from transpo.engine.ordering import (
     COUNTER_SCORE,
     PIECE_VALUE,
@@ -240,7 +240,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                     return entry.score
                 hash_move = entry.move
                 stored_eval = entry.static_eval
-        best = stored_eval if stored_eval != -INF else evaluate(board, state, sc)  # stand pat
+        best = stored_eval if stored_eval != -INF else evaluate_lazy(board, state, sc, alpha, beta)  # stand pat
         if best >= beta:
             return best
         if best > alpha:
