@@ -55,6 +55,7 @@ IN_PROCESS_ERRORS = {
     "unknown_key_set": (["key", "--keys", "md5"], "invalid choice"),
     "bad_seed": (["key", "--keys", "prng", "--seed", "zz"], "--seed"),
     "castling_contradiction": (["key", "--fen", "4k3/8/8/8/8/8/8/4K3 w K - 0 1"], "castling right 'K'"),
+    "eval_missing_weights": (["eval", "--weights", "/nonexistent/w.json"], "cannot read weights file"),
 }
 HUGE_CLOCK = ["key", "--fen", "4k3/8/8/8/8/8/8/4K3 w - - 99999999999999999999999 1"]
 
@@ -194,3 +195,17 @@ def test_main_in_process_errors(capsys, argv, fragment):
     lines = out.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), out.err
     assert fragment in lines[0]
+
+
+@pytest.mark.parametrize("fen", [KIWIPETE, "4k3/8/8/8/8/8/8/4K2R b K - 0 1"])
+def test_eval_prints_the_terms_and_the_engines_score(capsys, fen):
+    from transpo.cli import main
+    from transpo.engine.evaluate import explain
+
+    assert main(["eval", "--fen", fen]) == 0
+    out = capsys.readouterr().out
+    explanation = explain(Position(fen))
+    side = "White" if " w " in fen else "Black"
+    assert f"score {explanation.score:+d} cp for {side} (the side to move)" in out.splitlines()[-1]
+    for term in explanation.terms:
+        assert (term.name in out) == (term.count != 0)

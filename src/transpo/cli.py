@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 
 # Plain Python (no numba): the defaults and ranges the UCI options use too.
-from transpo.compiling import CORE, ENGINE, PERFT, compile_notice
+from transpo.compiling import CORE, ENGINE, EVALUATION, PERFT, compile_notice
 from transpo.settings import (
     DEFAULT_KEY_SET,
     DEFAULT_PRNG_SEED,
@@ -165,6 +165,34 @@ def cmd_key(args: argparse.Namespace) -> None:
     with compile_notice(CORE):
         position = _position(args.fen, args.moves, args.keys, args.seed)
     print(f"0x{position.key:016x}")
+
+
+def cmd_eval(args: argparse.Namespace) -> None:
+    """``transpo eval``: the static evaluation taken apart, term by term (White minus Black counts)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from transpo.engine.terms import load_weights
+
+    weights = load_weights(args.weights) if args.weights else None
+    with compile_notice(CORE):
+        position = _position(args.fen, args.moves)
+    with compile_notice(EVALUATION):
+        from transpo.engine.evaluate import explain
+
+        explanation = explain(position, weights)
+    console = Console()
+    console.print(f"Evaluation of {position.fen()}")
+    table = Table()
+    for column in ("term", "count", "mg", "eg"):
+        table.add_column(column, justify="left" if column == "term" else "right")
+    table.add_row("piece-square sums", "", str(explanation.psq_mg), str(explanation.psq_eg))
+    for term in explanation.terms:
+        if term.count or args.all:
+            table.add_row(term.name, str(term.count), str(term.mg), str(term.eg))
+    console.print(table)
+    side = "White" if position.turn == "w" else "Black"
+    console.print(f"phase {explanation.phase}/24; score {explanation.score:+d} cp for {side} (the side to move)")
 
 
 def _uci_limits(args: argparse.Namespace):
@@ -371,6 +399,12 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
         "--multipv", type=int, default=MULTIPV.default, metavar="K", help=f"show the K best lines (default {MULTIPV.default})"
     )
     analyse.set_defaults(func=cmd_analyse)
+
+    evaluation = sub.add_parser("eval", help="the static evaluation of a position, term by term")
+    _add_position_args(evaluation)
+    evaluation.add_argument("--weights", metavar="FILE", help="a weights file (default: the shipped one)")
+    evaluation.add_argument("--all", action="store_true", help="list the terms that count zero too")
+    evaluation.set_defaults(func=cmd_eval)
 
     from transpo.engine.bench import DEFAULT_DEPTH, DEFAULT_HASH_MB
 

@@ -97,7 +97,7 @@ def weights_from_mapping(terms: dict[str, list[int]]) -> np.ndarray:
     missing = [name for name in TERM_NAMES if name not in terms]
     unknown = [name for name in terms if name not in TERM_NAMES]
     if missing or unknown:
-        raise WeightsError(f"weights file: missing terms {missing}, unknown terms {unknown}")
+        raise WeightsError(f"weights file: {_names('missing', missing)}{_names('unknown', unknown)}".rstrip("; "))
     weights = np.zeros((N_TERMS, 2), dtype=np.int32)
     for slot, name in enumerate(TERM_NAMES):
         mg, eg = terms[name]
@@ -105,13 +105,32 @@ def weights_from_mapping(terms: dict[str, list[int]]) -> np.ndarray:
     return weights
 
 
+def _names(what: str, names: list[str], shown: int = 4) -> str:
+    if not names:
+        return ""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"{what} terms {', '.join(names[:shown])}{more}; "
+
+
 def load_weights(path: str | Path | None = None) -> np.ndarray:
-    """The evaluation weights of a JSON file (default: the shipped ``engine/data/eval_weights.json``)."""
+    """The evaluation weights of a JSON file (default: the shipped ``engine/data/eval_weights.json``).
+
+    Raises :class:`WeightsError` with a one-line reason for a file that cannot be read or used.
+    """
     if path is None:
         text = resources.files("transpo.engine").joinpath("data", WEIGHTS_FILE).read_text()
     else:
-        text = Path(path).read_text()
-    return weights_from_mapping(json.loads(text)["terms"])
+        try:
+            text = Path(path).read_text()
+        except OSError as error:
+            raise WeightsError(f"cannot read weights file {path}: {error.strerror}") from None
+    try:
+        terms = json.loads(text)["terms"]
+        return weights_from_mapping(terms)
+    except (ValueError, KeyError, TypeError) as error:
+        if isinstance(error, WeightsError):
+            raise
+        raise WeightsError(f"weights file {path}: not a JSON object with a 'terms' mapping of [mg, eg] pairs") from None
 
 
 DEFAULT_WEIGHTS = load_weights()
