@@ -359,6 +359,7 @@ def _node(engine: Engine, position: Position, depth: int, alpha: int, beta: int)
     scratch.killers[:] = 0
     scratch.history[:] = 0
     scratch.counter[:] = 0
+    scratch.continuation[:] = 0
     scratch.played[:] = 0
     return int(negamax(position.snapshot(PSQ), engine.table.arrays, scratch, depth, alpha, beta, 1, True))
 
@@ -421,7 +422,7 @@ def test_a_cutoff_on_another_positions_entry_is_counted_as_a_false_cutoff():
 def test_forced_false_hits_that_cut_are_a_subset_of_the_cutoffs():
     engine = Engine(hash_mb=1)
     engine.table.set_forced_false_hits(50)
-    engine.search(Position.from_fen(BOUND_FEN), Limits(depth=6))
+    engine.search(Position.from_fen(BOUND_FEN), Limits(depth=10))
     c = engine.table.counters()
     assert 0 < c["false_cutoffs"] <= min(c["cutoffs"], c["forced_false_hits"])
 

@@ -127,6 +127,8 @@ class Engine:
         self.table.clear()
         self.scratch.killers[:] = 0
         self.scratch.history[:] = 0
+        self.scratch.continuation[:] = 0
+        self.scratch.counter[:] = 0
 
     # --- control from another thread -------------------------------------------
     def arm(self, position: Position, limits: Limits) -> None:

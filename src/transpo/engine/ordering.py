@@ -10,7 +10,8 @@ score in one pass:
     first and second killer        KILLER_SCORE, KILLER_SCORE - 1
     counter move                   COUNTER_SCORE  (the quiet move that last refuted the opponent's
                                    previous move, by that move's piece and to-square)
-    other quiet moves              history[piece, to]  (kept within +-HISTORY_MAX)
+    other quiet moves              history[piece, to] + the continuation histories of the
+                                   move one and two plies before (each within +-HISTORY_MAX)
     losing captures                BAD_CAPTURE_SCORE + MVV-LVA  (the exchange on the square,
                                    :mod:`transpo.engine.see`, loses more than LOSING_MARGIN)
 
@@ -20,6 +21,7 @@ sort step: when the first move or two cut off, the rest are never sorted.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, types
 
 from transpo.core.board import PAWN
@@ -70,6 +72,14 @@ def _not_losing(board, move):
     return see_ge(board, move, -LOSING_MARGIN)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _previous_moves(sc, ply):
+    """Continuation-history rows of the moves one and two plies back (row 0: none, or a null move)."""
+    before1 = sc.played[ply - 1] if ply >= 1 else 0
+    before2 = sc.played[ply - 2] if ply >= 2 else 0
+    return before1, before2
+
+
 @njit(
     types.void(types.int8[::1], SCRATCH_TYPE, types.int64, types.int64, types.int64, types.int64, types.int64),
     cache=True,
@@ -82,6 +92,7 @@ def score_moves(board, sc, start, end, hash_move, ply, counter_move):
     scores = sc.scores
     k1 = sc.killers[ply, 0]
     k2 = sc.killers[ply, 1]
+    before1, before2 = _previous_moves(sc, ply)
     for i in range(start, end):
         m = moves[i]
         if (m & MOVE_ID_MASK) == hash_move:
@@ -95,7 +106,8 @@ def score_moves(board, sc, start, end, hash_move, ply, counter_move):
         elif m == counter_move:
             scores[i] = COUNTER_SCORE
         else:
-            scores[i] = sc.history[history_index(board, m)]
+            index = history_index(board, m)
+            scores[i] = sc.history[index] + sc.continuation[before1, index] + sc.continuation[before2, index]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -124,13 +136,27 @@ def record_quiet_cutoff(board, sc, move, depth, ply, tried_start, tried_end):
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = move
     bonus = min(depth * depth, MAX_HISTORY_BONUS)
-    _update_history(sc.history, history_index(board, move), bonus)
+    before1, before2 = _previous_moves(sc, ply)
+    _reward(board, sc, move, bonus, before1, before2)
     for i in range(tried_start, tried_end):
         other = sc.quiets[i]
         if other != move:
-            _update_history(sc.history, history_index(board, other), -bonus)
+            _reward(board, sc, other, -bonus, before1, before2)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _update_history(history, index, bonus):
-    history[index] += bonus * (HISTORY_MAX // HISTORY_GRAVITY) - history[index] * abs(bonus) // HISTORY_GRAVITY
+def _reward(board, sc, move, bonus, before1, before2):
+    """Add ``bonus`` (negative: a malus) to a quiet move's history and its continuation histories."""
+    index = history_index(board, move)
+    sc.history[index] = _aged(sc.history[index], bonus)
+    if before1 != 0:
+        sc.continuation[before1, index] = _aged(sc.continuation[before1, index], bonus)
+    if before2 != 0:
+        sc.continuation[before2, index] = _aged(sc.continuation[before2, index], bonus)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _aged(value, bonus):
+    """A history value after a bonus: it drifts towards +-HISTORY_MAX, where bonus and ageing balance."""
+    value = np.int64(value)
+    return value + bonus * (HISTORY_MAX // HISTORY_GRAVITY) - value * abs(bonus) // HISTORY_GRAVITY

@@ -53,6 +53,7 @@ class Scratch(NamedTuple):
     killers: np.ndarray  # int32[PLIES, 2]: two quiet moves that cut off at each ply
     history: np.ndarray  # int32[HISTORY_SIZE]: quiet-move success by piece and to-square
     counter: np.ndarray  # int32[HISTORY_SIZE]: the quiet move that last refuted a move, by its piece and to-square
+    continuation: np.ndarray  # int16[HISTORY_SIZE, HISTORY_SIZE]: quiet-move success after a move (row: that move)
     played: np.ndarray  # int32[PLIES]: piece x to-square of the move made at each ply (0: a null move)
     evals: np.ndarray  # int32[PLIES]: static evaluation at each ply (-INF when in check), for "improving"
     pv: np.ndarray  # int32[PLIES, PLIES]: the triangle; row p is the PV from ply p
@@ -75,6 +76,7 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         killers=np.zeros((PLIES, 2), dtype=np.int32),
         history=np.zeros(HISTORY_SIZE, dtype=np.int32),
         counter=np.zeros(HISTORY_SIZE, dtype=np.int32),
+        continuation=np.zeros((HISTORY_SIZE, HISTORY_SIZE), dtype=np.int16),
         played=np.zeros(PLIES, dtype=np.int32),
         evals=np.zeros(PLIES, dtype=np.int32),
         pv=np.zeros((PLIES, PLIES), dtype=np.int32),

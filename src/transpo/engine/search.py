@@ -105,7 +105,7 @@ LMR_REDUCTION = _lmr_table()
 LMR_MAX_INDEX = 63
 LMR_MIN_DEPTH = 3
 LMR_MIN_SEARCHED = 2  # the first two moves are searched at full depth
-LMR_HISTORY_DIVISOR = 8192  # a quiet move's history (within +-HISTORY_MAX) shifts its reduction by up to 2 plies
+LMR_HISTORY_DIVISOR = 16384  # a quiet move's histories (3 x +-HISTORY_MAX) shift its reduction by up to 3 plies
 LMP_DEPTH = 6  # late move pruning: at this depth or less, quiet moves after the first few are not searched
 IIR_DEPTH = 4  # internal iterative reduction: a node this deep with no hash move is searched one ply shallower
 FUTILITY_MARGIN = 100
@@ -372,7 +372,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             reduction = 0
             if depth >= LMR_MIN_DEPTH and quiet and not checked and not gives_check and searched >= LMR_MIN_SEARCHED:
                 reduction = _late_move_reduction(
-                    depth, searched, pv_node, improving, refutation, sc.history[played]
+                    depth, searched, pv_node, improving, refutation, 0 if refutation else sc.scores[i]
                 )
             score = -negamax(pos, tt, sc, new_depth - reduction, -alpha - 1, -alpha, ply + 1, allow_null)
             if score > alpha and reduction > 0:
