@@ -42,10 +42,12 @@ FENS = playout_fens(1500)
 
 
 def score(fen: str, scratch=None, cached: bool = False) -> int:
-    arrays = Position(fen).snapshot(PSQ)
+    position = Position(fen)
+    arrays = position.snapshot(PSQ)
     scratch = scratch if scratch is not None else new_scratch()
-    fn = evaluate if cached else evaluate_features
-    return int(fn(arrays.board, arrays.state, scratch))
+    if cached:
+        return int(evaluate(arrays.board, arrays.state, scratch, np.uint64(position.key)))
+    return int(evaluate_features(arrays.board, arrays.state, scratch))
 
 
 def test_colour_flip_gives_the_same_score_on_1500_positions():
@@ -57,10 +59,15 @@ def test_colour_flip_gives_the_same_score_on_1500_positions():
     assert asymmetric == []
 
 
-def test_pawn_cache_gives_the_same_scores_as_computing_afresh():
+def test_caches_give_the_same_scores_as_computing_afresh():
+    """The pawn hash and the evaluation cache change no score (the second round hits both)."""
     scratch = new_scratch()
-    for fen in FENS[:600] + FENS[:600]:  # the second round hits the cache
+    for fen in FENS[:600] + FENS[:600]:
         assert score(fen, scratch, cached=True) == score(fen)
+    pawns_only = new_scratch()
+    for fen in FENS[:300] + FENS[:300]:
+        pawns_only.eval_keys[:] = 0  # only the pawn hash can hit
+        assert score(fen, pawns_only, cached=True) == score(fen)
 
 
 def test_score_is_the_tapered_dot_product_of_weights_and_features():
@@ -130,10 +137,11 @@ def test_changed_weights_change_the_score_without_recompiling():
 def test_lazy_evaluation_is_exact_inside_the_window_and_on_the_right_side_outside():
     from transpo.engine.evaluate import LAZY_MARGIN, evaluate_lazy
 
-    scratch = new_scratch()
     for fen in FENS[:400]:
-        arrays = Position(fen).snapshot(PSQ)
-        full = int(evaluate(arrays.board, arrays.state, scratch))
-        assert int(evaluate_lazy(arrays.board, arrays.state, scratch, full - 1, full + 1)) == full
-        high = int(evaluate_lazy(arrays.board, arrays.state, scratch, -30000, full - 2 * LAZY_MARGIN))
+        position = Position(fen)
+        arrays = position.snapshot(PSQ)
+        key = np.uint64(position.key)
+        full = score(fen)
+        assert int(evaluate_lazy(arrays.board, arrays.state, new_scratch(), key, full - 1, full + 1)) == full
+        high = int(evaluate_lazy(arrays.board, arrays.state, new_scratch(), key, -30000, full - 2 * LAZY_MARGIN))
         assert high >= full - 2 * LAZY_MARGIN  # a cut above beta stays a cut

@@ -64,9 +64,9 @@ def _exercise_with_python_values() -> None:
     makemove.refresh_sums(arrays.board, arrays.state, PSQ)
     tt = Engine(hash_mb=1).table
     scratch = new_scratch()
-    evaluate.evaluate(arrays.board, arrays.state, scratch)
+    evaluate.evaluate(arrays.board, arrays.state, scratch, p.key)
     evaluate.evaluate_features(arrays.board, arrays.state, scratch)
-    evaluate.evaluate_lazy(arrays.board, arrays.state, scratch, -5, np.int32(5))
+    evaluate.evaluate_lazy(arrays.board, arrays.state, scratch, np.uint64(p.key), -5, np.int32(5))
     scratch.ctl[CTL_NODE_LIMIT] = 10**6
     search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)
     ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1), 0)

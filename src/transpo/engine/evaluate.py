@@ -57,7 +57,7 @@ from transpo.engine.pawns import (
     pawn_slot,
 )
 from transpo.engine.pesto import PHASE_MAX, psq_table
-from transpo.engine.scratch import SCRATCH_TYPE, new_scratch
+from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
     BISHOP_PAIR,
     KING_DANGER,
@@ -255,9 +255,12 @@ def _block(weights, features, first, last):
 
 
 @njit(cache=True, inline="always")
-def _evaluate(board, state, sc, use_cache, alpha, beta):
+def _evaluate(board, state, sc, key, use_cache, alpha, beta):
     if _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1):
         return 0  # no side can force mate: K, K+N, K+B against each other
+    cached = np.int64(key & np.uint64(EVAL_ENTRIES - 1))
+    if use_cache and sc.eval_keys[cached] == key:
+        return sc.eval_scores[cached]
     weights = sc.weights
     features = sc.features
     slot = pawn_slot(state[ST_PAWN_KEY])
@@ -298,7 +301,11 @@ def _evaluate(board, state, sc, use_cache, alpha, beta):
     mg += piece_mg
     eg += piece_eg
     score = taper(mg, eg, state[ST_PHASE])
-    return score if state[ST_SIDE] == 0 else -score
+    score = score if state[ST_SIDE] == 0 else -score
+    if use_cache:
+        sc.eval_keys[cached] = key
+        sc.eval_scores[cached] = score
+    return score
 
 
 @njit(cache=True, inline="always")
@@ -309,28 +316,36 @@ def taper(mg, eg, phase):
     return blend // PHASE_MAX if blend >= 0 else -(-blend // PHASE_MAX)
 
 
-@njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
-def evaluate(board, state, sc):
-    """Score in centipawns for the side to move (pawn structure from the searcher's pawn hash table)."""
-    return _evaluate(board, state, sc, True, -LAZY_OFF, LAZY_OFF)
+@njit(
+    types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.uint64), cache=True, nogil=True, _nrt=False
+)
+def evaluate(board, state, sc, key):
+    """Score in centipawns for the side to move of the position with Zobrist key ``key``.
+
+    Two caches of the searcher's scratch save work: whole evaluations by the full
+    key (iterative deepening meets the same leaves again every iteration) and the
+    pawn-structure terms by the pawn key.
+    """
+    return _evaluate(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
 
 
 @njit(
-    types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.int64, types.int64),
+    types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.uint64, types.int64, types.int64),
     cache=True,
     nogil=True,
     _nrt=False,
 )
-def evaluate_lazy(board, state, sc, alpha, beta):
+def evaluate_lazy(board, state, sc, key, alpha, beta):
     """:func:`evaluate`, except that a score already LAZY_MARGIN outside (alpha, beta) without the
-    piece terms is returned as it is (quiescence's stand pat needs no more)."""
-    return _evaluate(board, state, sc, True, alpha, beta)
+    piece terms is returned as it is (quiescence's stand pat needs no more); only whole
+    evaluations go into the cache."""
+    return _evaluate(board, state, sc, key, True, alpha, beta)
 
 
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
 def evaluate_features(board, state, sc):
     """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
-    return _evaluate(board, state, sc, False, -LAZY_OFF, LAZY_OFF)
+    return _evaluate(board, state, sc, np.uint64(0), False, -LAZY_OFF, LAZY_OFF)
 
 
 def explain(position: Position, weights: np.ndarray | None = None) -> Explanation:

@@ -42,6 +42,7 @@ CTL_SIZE = CTL_EXCLUDED + MAX_MOVES
 
 PLIES = MAX_PLY + 2  # rows of the per-ply arrays: the deepest ply and one beyond it
 HISTORY_SIZE = 16 * 120  # piece code x to-square
+EVAL_ENTRIES = 1 << 16  # slots of the evaluation cache (a power of two)
 
 
 class Scratch(NamedTuple):
@@ -64,6 +65,8 @@ class Scratch(NamedTuple):
     pawn_keys: np.ndarray  # uint64[PAWN_ENTRIES]: pawn hash table (layout in transpo.engine.pawns)
     pawn_bits: np.ndarray  # uint64[PAWN_ENTRIES, 3]
     pawn_scores: np.ndarray  # int32[PAWN_ENTRIES, 2]
+    eval_keys: np.ndarray  # uint64[EVAL_ENTRIES]: evaluation cache, the full key of the position in each slot
+    eval_scores: np.ndarray  # int32[EVAL_ENTRIES]: its evaluation (side to move)
 
 
 def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
@@ -87,6 +90,8 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         pawn_keys=np.zeros(PAWN_ENTRIES, dtype=np.uint64),
         pawn_bits=np.zeros((PAWN_ENTRIES, 3), dtype=np.uint64),
         pawn_scores=np.zeros((PAWN_ENTRIES, 2), dtype=np.int32),
+        eval_keys=np.zeros(EVAL_ENTRIES, dtype=np.uint64),
+        eval_scores=np.zeros(EVAL_ENTRIES, dtype=np.int32),
     )
 
 

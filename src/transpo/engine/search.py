@@ -221,7 +221,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         ctl[CTL_SELDEPTH] = ply
     checked = in_check(board, state)
     if ply >= MAX_PLY:
-        return evaluate(board, state, sc)
+        return evaluate(board, state, sc, pos.keys[state[ST_PLY]])
     start = ply * MAX_MOVES
 
     key = pos.keys[state[ST_PLY]]
@@ -240,7 +240,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                     return entry.score
                 hash_move = entry.move
                 stored_eval = entry.static_eval
-        best = stored_eval if stored_eval != -INF else evaluate_lazy(board, state, sc, alpha, beta)  # stand pat
+        best = stored_eval if stored_eval != -INF else evaluate_lazy(board, state, sc, key, alpha, beta)  # stand pat
         if best >= beta:
             return best
         if best > alpha:
@@ -295,7 +295,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         depth += 1  # check extension (the table keeps the draft asked for, draft below)
         static_eval = -INF
     else:
-        static_eval = stored_eval if stored_eval != -INF else evaluate(board, state, sc)
+        static_eval = stored_eval if stored_eval != -INF else evaluate(board, state, sc, key)
     sc.evals[ply] = static_eval
     # Improving: better than two plies ago (our previous turn), so cutting and pruning can be bolder.
     improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
