@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-import random
-
 import chess
 import numpy as np
 import pytest
+from conftest import playout_fens
 
 from transpo import Position
 from transpo.engine.evaluate import PSQ, evaluate, evaluate_features, explain, taper
 from transpo.engine.scratch import new_scratch
 from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS, TERM_NAMES, WeightsError, load_weights
-
-STARTS = [
-    chess.STARTING_FEN,
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2QKB1R w KQ - 0 8",
-    "4k3/pp3ppp/8/3P4/8/8/PPP2PPP/4K3 w - - 0 1",
-]
-
-
-def playout_fens(count: int, seed: int = 2026) -> list[str]:
-    """``count`` positions from random games (python-chess), every tenth move a capture if one exists."""
-    rng = random.Random(seed)
-    fens: list[str] = []
-    while len(fens) < count:
-        board = chess.Board(rng.choice(STARTS))
-        for _ in range(rng.randint(4, 120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            captures = [m for m in moves if board.is_capture(m)]
-            board.push(rng.choice(captures if captures and rng.random() < 0.3 else moves))
-            fens.append(board.fen())
-    return fens[:count]
-
 
 FENS = playout_fens(1500)
 

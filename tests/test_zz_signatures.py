@@ -31,6 +31,7 @@ ENTRY_POINTS = {
     "evaluate": evaluate.evaluate,
     "evaluate_features": evaluate.evaluate_features,
     "evaluate_lazy": evaluate.evaluate_lazy,
+    "scored_as_draw": evaluate.scored_as_draw,
     "compute_pawn_key": keys.compute_pawn_key,
     "score_moves": ordering.score_moves,
     "negamax": search.negamax,
@@ -66,6 +67,7 @@ def _exercise_with_python_values() -> None:
     scratch = new_scratch()
     evaluate.evaluate(arrays.board, arrays.state, scratch, p.key)
     evaluate.evaluate_features(arrays.board, arrays.state, scratch)
+    evaluate.scored_as_draw(arrays.state)
     evaluate.evaluate_lazy(arrays.board, arrays.state, scratch, np.uint64(p.key), -5, np.int32(5))
     scratch.ctl[CTL_NODE_LIMIT] = 10**6
     search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)

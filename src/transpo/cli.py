@@ -415,7 +415,7 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
 
     from transpo.tools.commands import add_tool_parsers
 
-    add_tool_parsers(sub, run_interruptible)  # match, epd
+    add_tool_parsers(sub, run_interruptible)  # match, epd, tune
 
     if with_lab:
         from transpo.lab.commands import add_lab_parser

@@ -38,6 +38,9 @@ class CompiledPart:
 
 CORE = CompiledPart("the core", ("transpo.core.position",), "movegen.generate_moves", 3.5)
 PERFT = CompiledPart("perft", ("transpo.core.position", "transpo.core.perft"), "perft.perft", 4.5)
+EVALUATION = CompiledPart(
+    "the evaluation", ("transpo.core.position", "transpo.engine.evaluate"), "evaluate.evaluate_features", 8.0
+)
 ENGINE = CompiledPart("the engine", ("transpo.core.position", "transpo.engine.engine"), "search.negamax", 9.0)
 EVALUATION = CompiledPart(
     "the evaluation", ("transpo.core.position", "transpo.engine.evaluate"), "evaluate.evaluate_features", 5.0

@@ -14,11 +14,16 @@ and pawns) like PeSTO's tables, and returned from the side to move's view:
 
 Every term is a White-minus-Black count written into ``sc.features`` and
 priced by ``sc.weights``; ``evaluate_features`` computes all of them without
-the cache, which is what tuning and ``transpo eval`` read.
+the cache, which is what tuning (through :func:`feature_rows`) and
+``transpo eval`` read.
+
+The piece-square values come from the weights file's ``psq`` section when it
+has one (a ``transpo tune fit --psq`` result), otherwise from PeSTO.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -56,7 +61,7 @@ from transpo.engine.pawns import (
     pawn_features,
     pawn_slot,
 )
-from transpo.engine.pesto import PHASE_MAX, psq_table
+from transpo.engine.pesto import PHASE_MAX, pesto_values, psq_table
 from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
     BISHOP_PAIR,
@@ -77,9 +82,12 @@ from transpo.engine.terms import (
     ROOK_SEMI_OPEN_FILE,
     TEMPO,
     TERM_NAMES,
+    load_psq,
 )
 
-PSQ = psq_table()
+_FITTED_PSQ = load_psq()
+PSQ_VALUES = pesto_values() if _FITTED_PSQ is None else _FITTED_PSQ  # int32[2, 6, 64]: (mg, eg) x piece x square
+PSQ = psq_table(PSQ_VALUES)
 
 LAZY_MARGIN = 400  # mobility, king safety, rooks and threats together rarely move a score this far
 LAZY_OFF = 1 << 40  # a window this wide turns lazy evaluation off
@@ -100,6 +108,12 @@ def _only_minor_pieces(state, color):
     base = ST_COUNT + (color << 3)
     majors = state[base + PAWN] + state[base + ROOK] + state[base + QUEEN]
     return majors == 0 and state[base + KNIGHT] + state[base + BISHOP] <= 1
+
+
+@njit(cache=True, inline="always")
+def _no_mating_force(state):
+    """Neither side has more than a king and one minor piece: no side can force mate."""
+    return _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1)
 
 
 @njit(cache=True, inline="always")
@@ -256,8 +270,8 @@ def _block(weights, features, first, last):
 
 @njit(cache=True, inline="always")
 def _evaluate(board, state, sc, key, use_cache, alpha, beta):
-    if _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1):
-        return 0  # no side can force mate: K, K+N, K+B against each other
+    if _no_mating_force(state):
+        return 0  # K, K+N, K+B against each other
     cached = np.int64(key & np.uint64(EVAL_ENTRIES - 1))
     if use_cache and sc.eval_keys[cached] == key:
         return sc.eval_scores[cached]
@@ -346,6 +360,53 @@ def evaluate_lazy(board, state, sc, key, alpha, beta):
 def evaluate_features(board, state, sc):
     """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
     return _evaluate(board, state, sc, np.uint64(0), False, -LAZY_OFF, LAZY_OFF)
+
+
+@njit(types.boolean(types.int64[::1]), cache=True, nogil=True, _nrt=False)
+def scored_as_draw(state):
+    """True when the evaluation is a fixed 0 whatever the weights (no side can force mate)."""
+    return _no_mating_force(state)
+
+
+class FeatureRows(NamedTuple):
+    """What the evaluation of many positions is made of, one row per position (all from White's view).
+
+    For a row with ``fixed`` False the evaluation is exactly linear in the weights::
+
+        mg = psq_mg + weights[:, 0] @ features      eg = psq_eg + weights[:, 1] @ features
+        white_view = taper(mg, eg, phase);  score = white_view if white_to_move else -white_view
+    """
+
+    features: np.ndarray  # int32[n, N_TERMS]: White-minus-Black term counts
+    psq_mg: np.ndarray  # int64[n]: piece-square sums (material included) under PSQ
+    psq_eg: np.ndarray  # int64[n]
+    phase: np.ndarray  # int64[n]: game phase, 0..PHASE_MAX
+    white_to_move: np.ndarray  # bool[n]
+    fixed: np.ndarray  # bool[n]: a draw the weights cannot change (fixed 0, or insufficient material): not fit data
+
+
+def feature_rows(fens: Sequence[str]) -> FeatureRows:
+    """The :class:`FeatureRows` of positions given as FENs (one scratch for all: nothing allocated per row)."""
+    n = len(fens)
+    rows = FeatureRows(
+        np.zeros((n, N_TERMS), dtype=np.int32), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
+    )  # fmt: skip
+    scratch = new_scratch()
+    for i, fen in enumerate(fens):
+        position = Position(fen, clean_castling=True)  # castling rights do not change the evaluation
+        arrays = position.snapshot(PSQ)
+        state = arrays.state
+        rows.psq_mg[i] = state[ST_MG]
+        rows.psq_eg[i] = state[ST_EG]
+        rows.phase[i] = min(state[ST_PHASE], PHASE_MAX)
+        rows.white_to_move[i] = state[ST_SIDE] == 0
+        drawn = scored_as_draw(state)
+        rows.fixed[i] = drawn or position.is_insufficient_material()
+        if not drawn:  # a fixed 0 returns before the terms are counted: the row stays zero
+            evaluate_features(arrays.board, state, scratch)
+            rows.features[i] = scratch.features
+    return rows
 
 
 def explain(position: Position, weights: np.ndarray | None = None) -> Explanation:

@@ -165,38 +165,47 @@ EG_TABLES = (
     EG_ROOK_TABLE, EG_QUEEN_TABLE, EG_KING_TABLE,
 )
 
+PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")  # piece types 0..5, as above
+
 _BLACK = 8  # colour bit of a piece code
 
 
-def psq_table() -> np.ndarray:
+def pesto_values() -> np.ndarray:
+    """PeSTO's values as ``int32[2, 6, 64]``: (mg, eg) x piece type x square (a1 = 0), material included.
+
+    This is the form a weights file's ``psq`` section takes (:func:`transpo.engine.terms.load_psq`)
+    and the form ``transpo tune fit --psq`` refits: one number per piece type and square,
+    seen from White's side, so material and placement are fitted together.
+    """
+    values = np.zeros((2, 6, 64), dtype=np.int32)
+    for ptype in range(6):
+        values[0, ptype] = np.asarray(MG_TABLES[ptype]) + MG_VALUE[ptype]
+        values[1, ptype] = np.asarray(EG_TABLES[ptype]) + EG_VALUE[ptype]
+    return values
+
+
+def psq_table(values: np.ndarray | None = None) -> np.ndarray:
     """Build the combined (16, 120, 3) int32 lookup for the 10x12 mailbox.
 
-    ``out[code, square]`` holds ``(mg, eg, phase)`` for a piece code on a
-    mailbox square.  Codes 1..6 are white pawn..king and 9..14 black
-    pawn..king; every other code and every off-board square is all zero.
-    The mg/eg entries include material and are signed from White's point of
-    view (black pieces are negative, using the mirrored square); the phase
-    entry is the non-negative increment for either colour.
+    ``values`` is an ``int32[2, 6, 64]`` of (mg, eg) by piece type and square
+    as :func:`pesto_values` gives (the default).  ``out[code, square]`` holds
+    ``(mg, eg, phase)`` for a piece code on a mailbox square.  Codes 1..6 are
+    white pawn..king and 9..14 black pawn..king; every other code and every
+    off-board square is all zero.  The mg/eg entries include material and are
+    signed from White's point of view (black pieces are negative, using the
+    mirrored square); the phase entry is the non-negative increment for either
+    colour.
     """
+    values = pesto_values() if values is None else values
     out = np.zeros((16, 120, 3), dtype=np.int32)
     for ptype in range(6):
-        mg_tab = MG_TABLES[ptype]
-        eg_tab = EG_TABLES[ptype]
         white = ptype + 1
         black = _BLACK + ptype + 1
         for rank in range(8):
             for file in range(8):
                 sq64 = rank * 8 + file
                 box = 21 + file + 10 * rank
-                out[white, box] = (
-                    MG_VALUE[ptype] + mg_tab[sq64],
-                    EG_VALUE[ptype] + eg_tab[sq64],
-                    PHASE_INC[ptype],
-                )
+                out[white, box] = (values[0, ptype, sq64], values[1, ptype, sq64], PHASE_INC[ptype])
                 mirrored = sq64 ^ 56
-                out[black, box] = (
-                    -(MG_VALUE[ptype] + mg_tab[mirrored]),
-                    -(EG_VALUE[ptype] + eg_tab[mirrored]),
-                    PHASE_INC[ptype],
-                )
+                out[black, box] = (-values[0, ptype, mirrored], -values[1, ptype, mirrored], PHASE_INC[ptype])
     return out

@@ -23,6 +23,12 @@ The weights are data: ``engine/data/eval_weights.json`` maps each term name to
 ``[mg, eg]`` and says how they were made.  They reach compiled code as an
 array argument (in each searcher's scratch), never as a global, so a new
 weights file takes effect without recompiling (docs/NUMBA.md, trap 5).
+
+An optional ``psq`` section replaces PeSTO's piece-square tables (material
+included) with fitted ones: for each name of :data:`~transpo.engine.pesto.PIECE_NAMES`,
+``{"mg": [64 ints], "eg": [64 ints]}`` indexed a1 = 0, b1 = 1, ..., h8 = 63 from
+White's side (Black's squares are mirrored).  They too reach compiled code as an
+argument: the table a position's snapshot carries (``evaluate.PSQ``).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from transpo.engine.pesto import PIECE_NAMES
 
 PAWN_TERMS = (
     "pawn_doubled",  # a pawn with a pawn of its own colour in front of it on its file
@@ -112,11 +120,36 @@ def _names(what: str, names: list[str], shown: int = 4) -> str:
     return f"{what} terms {', '.join(names[:shown])}{more}; "
 
 
-def load_weights(path: str | Path | None = None) -> np.ndarray:
-    """The evaluation weights of a JSON file (default: the shipped ``engine/data/eval_weights.json``).
+def weights_to_mapping(weights: np.ndarray) -> dict[str, list[int]]:
+    """The ``{name: [mg, eg]}`` mapping of a weights file, from ``[N_TERMS, 2]`` weights (rounded to ints)."""
+    return {name: [round(float(mg)), round(float(eg))] for name, (mg, eg) in zip(TERM_NAMES, weights)}
 
-    Raises :class:`WeightsError` with a one-line reason for a file that cannot be read or used.
-    """
+
+def psq_from_mapping(section: dict[str, dict[str, list[int]]]) -> np.ndarray:
+    """``int32[2, 6, 64]`` piece-square values (mg/eg, piece type, square) from a weights file's ``psq`` section."""
+    if sorted(section) != sorted(PIECE_NAMES):
+        raise WeightsError(f"weights file: the psq section must name exactly {list(PIECE_NAMES)}")
+    values = np.zeros((2, 6, 64), dtype=np.int32)
+    for ptype, name in enumerate(PIECE_NAMES):
+        for half, phase in enumerate(("mg", "eg")):
+            squares = section[name].get(phase, [])
+            if len(squares) != 64:
+                raise WeightsError(f"weights file: psq {name} {phase} needs 64 values, not {len(squares)}")
+            values[half, ptype] = [int(v) for v in squares]
+    return values
+
+
+def psq_to_mapping(values: np.ndarray) -> dict[str, dict[str, list[int]]]:
+    """A weights file's ``psq`` section from ``[2, 6, 64]`` values (rounded to ints)."""
+    rounded = np.rint(values).astype(np.int64)
+    return {
+        name: {"mg": rounded[0, ptype].tolist(), "eg": rounded[1, ptype].tolist()}
+        for ptype, name in enumerate(PIECE_NAMES)
+    }
+
+
+def _read_weights_file(path: str | Path | None) -> dict:
+    """The parsed JSON of a weights file (default: the shipped ``engine/data/eval_weights.json``)."""
     if path is None:
         text = resources.files("transpo.engine").joinpath("data", WEIGHTS_FILE).read_text()
     else:
@@ -125,12 +158,31 @@ def load_weights(path: str | Path | None = None) -> np.ndarray:
         except OSError as error:
             raise WeightsError(f"cannot read weights file {path}: {error.strerror}") from None
     try:
-        terms = json.loads(text)["terms"]
-        return weights_from_mapping(terms)
-    except (ValueError, KeyError, TypeError) as error:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("terms"), dict):
+        raise WeightsError(f"weights file {path}: not a JSON object with a 'terms' mapping of [mg, eg] pairs")
+    return parsed
+
+
+def load_weights(path: str | Path | None = None) -> np.ndarray:
+    """The evaluation weights of a JSON file (default: the shipped ``engine/data/eval_weights.json``).
+
+    Raises :class:`WeightsError` with a one-line reason for a file that cannot be read or used.
+    """
+    try:
+        return weights_from_mapping(_read_weights_file(path)["terms"])
+    except (TypeError, ValueError) as error:
         if isinstance(error, WeightsError):
             raise
-        raise WeightsError(f"weights file {path}: not a JSON object with a 'terms' mapping of [mg, eg] pairs") from None
+        raise WeightsError(f"weights file {path}: every term needs a pair [mg, eg] of integers") from None
+
+
+def load_psq(path: str | Path | None = None) -> np.ndarray | None:
+    """The piece-square values of a weights file's ``psq`` section, or None when it has none (PeSTO's then)."""
+    section = _read_weights_file(path).get("psq")
+    return None if section is None else psq_from_mapping(section)
 
 
 DEFAULT_WEIGHTS = load_weights()

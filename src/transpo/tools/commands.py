@@ -1,4 +1,4 @@
-"""The ``transpo match`` and ``transpo epd`` subcommands (plain Python at import: nothing compiled).
+"""The ``transpo match``, ``transpo epd`` and ``transpo tune`` subcommands (plain Python at import: nothing compiled).
 
 ``add_tool_parsers(sub, run_interruptible)`` registers them on the CLI's subparsers;
 the CLI hands in its ``run_interruptible`` so Ctrl-C ends a match at once (the
@@ -31,8 +31,55 @@ def cmd_epd(args: argparse.Namespace) -> None:
     args.run_interruptible(lambda: run_suite_command(args), None)
 
 
+def cmd_tune_positions(args: argparse.Namespace) -> None:
+    """``transpo tune positions``: quiet positions of PGN games, labelled with the result, to EPD."""
+    from transpo.tools.tune import run_positions
+
+    run_positions(args)
+
+
+def cmd_tune_fit(args: argparse.Namespace) -> None:
+    """``transpo tune fit``: fit K and the evaluation's weights to labelled positions; write a weights file."""
+    from transpo.compiling import EVALUATION, compile_notice
+
+    with compile_notice(EVALUATION):
+        import transpo.engine.evaluate  # noqa: F401  (compiled here, under the notice)
+    from transpo.tools.tune import run_fit
+
+    run_fit(args)  # its compiled calls are short: Ctrl-C is seen between them
+
+
+def _add_tune_parser(sub) -> None:
+    """``transpo tune positions`` and ``transpo tune fit`` (docs/TUNING.md)."""
+    tune = sub.add_parser(
+        "tune",
+        help="fit the evaluation's weights to game results (Texel's method): positions, then fit",
+        description="Two steps: 'tune positions' turns PGN games into labelled quiet positions (EPD, result in c9), "
+        "'tune fit' fits K and the weights to them and writes a weights file. See docs/TUNING.md.",
+    )
+    steps = tune.add_subparsers(dest="tune_command", metavar="step", required=True)
+    positions = steps.add_parser("positions", help="quiet positions of PGN games with their results, to EPD")
+    positions.add_argument("pgn", nargs="+", metavar="PGN", help="PGN files of finished games")
+    positions.add_argument("--out", required=True, metavar="FILE.epd", help="write the labelled positions here")
+    positions.add_argument("--skip-plies", type=int, default=8, metavar="N", help="skip the first N plies (default 8)")
+    positions.add_argument("--per-game", type=int, metavar="N", help="at most N random positions a game (default all)")
+    positions.add_argument("--seed", type=int, default=1, help="seed of the --per-game sample (default 1)")
+    positions.set_defaults(func=cmd_tune_positions)
+
+    fit = steps.add_parser("fit", help="fit K, then every term weight (mg and eg) by Adam; write a weights file")
+    fit.add_argument("epd", nargs="+", metavar="EPD", help="labelled positions (from 'tune positions')")
+    fit.add_argument("--out", required=True, metavar="WEIGHTS.json", help="write the fitted weights here")
+    fit.add_argument("--psq", action="store_true", help="refit the piece-square values (material included) too")
+    fit.add_argument("--epochs", type=int, default=1000, help="full-batch Adam steps (default 1000)")
+    fit.add_argument("--lr", type=float, default=1.0, metavar="X", help="Adam step in centipawns (default 1)")
+    fit.add_argument("--validation", type=float, default=0.1, metavar="F",
+                     help="fraction of openings held out to measure the fit (default 0.1)")  # fmt: skip
+    fit.add_argument("--seed", type=int, default=1, help="seed of the validation split (default 1)")
+    fit.set_defaults(func=cmd_tune_fit)
+
+
 def add_tool_parsers(sub, run_interruptible: Callable) -> None:
-    """Add ``match`` and ``epd`` to the ``transpo`` subparsers."""
+    """Add ``match``, ``epd`` and ``tune`` to the ``transpo`` subparsers."""
     match = sub.add_parser(
         "match",
         help="play UCI engines against each other: W/D/L, Elo +- 95%% interval, pentanomial pairs, SPRT",
@@ -90,3 +137,5 @@ def add_tool_parsers(sub, run_interruptible: Callable) -> None:
     epd.add_argument("--hash", type=int, default=64, metavar="MB", help="table size (default 64)")
     epd.add_argument("--json", metavar="OUT", help="write the results here")
     epd.set_defaults(func=cmd_epd, run_interruptible=run_interruptible)
+
+    _add_tune_parser(sub)
