@@ -93,6 +93,18 @@ def test_fit_moves_the_weights_towards_the_ones_that_made_the_labels(with_psq):
         assert np.abs(fitted.psq - target.psq).sum() < np.abs(start.psq - target.psq).sum()
 
 
+def test_l2_holds_the_weights_near_their_start():
+    """The same pull as above, with a strong --l2: the weights move far less, and the loss still falls."""
+    rng = np.random.default_rng(5)
+    target = tune.Params(START.weights + rng.normal(0.0, 15.0, START.weights.shape), None)
+    data = dataclasses.replace(DATA, results=tune.win_probability(tune.white_scores(DATA, target), 1.0))
+    start = tune.Params(START.weights, None)
+    free = tune.fit_params(data, start, 1.0, epochs=300, lr=2.0)
+    held = tune.fit_params(data, start, 1.0, epochs=300, lr=2.0, l2=1.0)
+    assert np.abs(held.weights - start.weights).sum() < 0.5 * np.abs(free.weights - start.weights).sum()
+    assert tune.loss(data, held, 1.0) < tune.loss(data, start, 1.0)
+
+
 def test_gradient_matches_finite_differences():
     params = tune.Params(START.weights.copy(), START.psq.copy())
     data = dataclasses.replace(DATA, results=(np.arange(len(DATA)) % 3) / 2.0)

@@ -75,6 +75,8 @@ def _add_tune_parser(sub) -> None:
     fit.add_argument("--validation", type=float, default=0.1, metavar="F",
                      help="fraction of openings held out to measure the fit (default 0.1)")  # fmt: skip
     fit.add_argument("--seed", type=int, default=1, help="seed of the validation split (default 1)")
+    fit.add_argument("--l2", type=float, default=0.0, metavar="L",
+                     help="pull towards the starting weights: L per 100 cp of distance, squared (default 0)")
     fit.set_defaults(func=cmd_tune_fit)
 
 

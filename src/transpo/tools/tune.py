@@ -63,6 +63,7 @@ MAX_PIECES = 32  # piece slots per position in the piece-square index arrays
 CHECKPOINTS = 10  # lines of the loss-by-epoch table
 ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-12  # the gradients of a mean squared probability error are tiny: 1e-8 would damp rare terms
+PRIOR_CP = 100.0  # --l2: a weight this many centipawns from its start costs l2 in the loss
 FINAL_LR_SHARE = 0.1  # the step shrinks linearly to this share of --lr, so the weights settle instead of jittering
 
 
@@ -373,17 +374,23 @@ def gradients(data: FitData, params: Params, k: float) -> list[np.ndarray]:
 
 def fit_params(
     data: FitData, start: Params, k: float, epochs: int, lr: float,
-    on_epoch: Callable[[int, Params], None] | None = None,
+    on_epoch: Callable[[int, Params], None] | None = None, l2: float = 0.0,
 ) -> Params:  # fmt: skip
-    """``start`` moved by ``epochs`` full-batch Adam steps on Texel's loss with ``K`` fixed (unrounded)."""
+    """``start`` moved by ``epochs`` full-batch Adam steps on Texel's loss with ``K`` fixed (unrounded).
+
+    ``l2`` adds ``l2 * sum(((w - w_start) / PRIOR_CP) ** 2)`` to the loss: a pull back to the
+    starting values, so that a few thousand correlated games cannot drag a rare term anywhere.
+    """
     params = Params(start.weights.astype(np.float64), None if start.psq is None else start.psq.astype(np.float64))
     arrays = params.arrays()
+    anchors = [a.copy() for a in arrays]
     first = [np.zeros_like(a) for a in arrays]
     second = [np.zeros_like(a) for a in arrays]
     beta1, beta2 = ADAM_BETAS
     for epoch in range(1, epochs + 1):
         step = lr * (1.0 - (1.0 - FINAL_LR_SHARE) * (epoch - 1) / max(epochs - 1, 1))
-        for array, grad, m, v in zip(arrays, gradients(data, params, k), first, second):
+        for array, grad, m, v, anchor in zip(arrays, gradients(data, params, k), first, second, anchors):
+            grad = grad + (2.0 * l2 / PRIOR_CP**2) * (array - anchor)
             m *= beta1
             m += (1 - beta1) * grad
             v *= beta2
@@ -421,6 +428,7 @@ class FitReport:
     psq: bool
     command: str
     checkpoints: list[tuple[int, float, float]] = field(default_factory=list)
+    l2: float = 0.0
 
     def how_made(self) -> str:
         """One paragraph: data, K, losses, epochs, date, command."""
@@ -430,7 +438,7 @@ class FitReport:
             f"({self.fixed} fixed draws left out), {self.train} for training and {self.validation} held out for "
             f"validation (whole openings); K = {self.k:.4f} (fitted with the starting weights, then fixed); mean squared "
             f"error train {self.before[0]:.6f} -> {self.after[0]:.6f}, validation {self.before[1]:.6f} -> "
-            f"{self.after[1]:.6f}; {self.epochs} epochs of full-batch Adam, lr {self.lr:g}; {date.today().isoformat()}; "
+            f"{self.after[1]:.6f}; {self.epochs} epochs of full-batch Adam, lr {self.lr:g}, l2 {self.l2:g}; {date.today().isoformat()}; "
             f"command: {self.command}"
         )
 
@@ -464,6 +472,8 @@ def _check_fit_args(args: argparse.Namespace) -> None:
         raise ValueError("--epochs must be >= 1")
     if not args.lr > 0:
         raise ValueError("--lr must be > 0")
+    if not args.l2 >= 0:
+        raise ValueError("--l2 must be >= 0")
     if not 0 < args.validation < 1:
         raise ValueError("--validation must be a fraction between 0 and 1 (exclusive)")
     _check_output(args.out)
@@ -472,7 +482,8 @@ def _check_fit_args(args: argparse.Namespace) -> None:
 def _fit_command(args: argparse.Namespace) -> str:
     """The command line of a fit with every value spelled out (defaults included)."""
     words = ["transpo", "tune", "fit", *args.epd, "--out", args.out, "--epochs", str(args.epochs), "--lr",
-             f"{args.lr:g}", "--validation", f"{args.validation:g}", "--seed", str(args.seed)]  # fmt: skip
+             f"{args.lr:g}", "--validation", f"{args.validation:g}", "--seed", str(args.seed),
+             "--l2", f"{args.l2:g}"]  # fmt: skip
     return shlex.join(words + (["--psq"] if args.psq else []))
 
 
@@ -491,7 +502,7 @@ def run_fit(args: argparse.Namespace) -> FitReport:
     k = fit_k(white_scores(train, start), train.results)
     report = FitReport(list(args.epd), len(data), int((~keep).sum()), len(train), len(valid), k,
                        (loss(train, start, k), loss(valid, start, k)), (0.0, 0.0), args.epochs, args.lr, args.psq,
-                       _fit_command(args))  # fmt: skip
+                       _fit_command(args), l2=args.l2)  # fmt: skip
     held_groups = len({group for group, h in zip(groups, held) if h})
     console.print(f"{report.positions} positions ({report.fixed} fixed draws left out): {report.train} train, "
                   f"{report.validation} validation ({held_groups} of {len(set(groups))} groups held out)")  # fmt: skip
@@ -515,7 +526,7 @@ def _fit_with_progress(train: FitData, valid: FitData, start: Params, k: float, 
             if epoch % every == 0 or epoch == report.epochs:
                 report.checkpoints.append((epoch, loss(train, params, k), loss(valid, params, k)))
 
-        return fit_params(train, start, k, report.epochs, report.lr, on_epoch)
+        return fit_params(train, start, k, report.epochs, report.lr, on_epoch, report.l2)
 
 
 def _print_fit(console: Console, report: FitReport, start: Params, fitted: Params, top: int = 12) -> None:
