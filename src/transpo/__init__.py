@@ -18,6 +18,11 @@ __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
 __version__ = "0.1.0"
 
 
+# Modules of engine/ with no compiled code that no compiled function imports or reads:
+# editing them must not throw away the numba cache.
+_PLAIN_ENGINE_MODULES = frozenset({"book.py"})
+
+
 def _use_versioned_numba_cache() -> None:
     """Point numba's cache at a folder named after a hash of Transpo's sources.
 
@@ -30,13 +35,16 @@ def _use_versioned_numba_cache() -> None:
     Only ``core/`` and ``engine/`` are hashed: the UCI front end, the command
     line, ``settings.py`` and the lab hold no compiled code, and no compiled
     function reads their globals, so editing them keeps the cache (see
-    docs/NUMBA.md, trap 5).
+    docs/NUMBA.md, trap 5).  ``engine/book.py`` (``_PLAIN_ENGINE_MODULES``) is
+    left out for the same reason: plain Python that no compiled function imports.
     """
     if "numba" in sys.modules:
         return
     digest = hashlib.sha1()
     package = Path(__file__).parent
     for path in sorted([*package.glob("core/*.py"), *package.glob("engine/*.py")]):  # the compiled layers
+        if path.parent.name == "engine" and path.name in _PLAIN_ENGINE_MODULES:
+            continue
         digest.update(path.read_bytes())
     version = "transpo-" + digest.hexdigest()[:16]
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "transpo", "numba")

@@ -24,6 +24,13 @@ DEFAULT_POLICY = "bucket"
 DEFAULT_USE_TT = True  # the UCI option UseTT: probe and store at all
 DEFAULT_HASH_AUDIT = False  # the UCI option HashAudit: a 64-bit check key per entry to count false hits
 
+# --- opening book (transpo.engine.book) ----------------------------------------
+DEFAULT_OWN_BOOK = False  # the UCI option OwnBook: play book moves when a BookFile is set
+DEFAULT_BOOK_FILE = ""  # the UCI option BookFile: a Polyglot .bin file; empty: no book
+NO_BOOK_FILE_NAMES = ("", "<empty>")  # what GUIs send for an empty string option
+BOOK_MODES = ("weighted", "best")  # the UCI option BookMode: at random by weight, or the heaviest move
+DEFAULT_BOOK_MODE = "weighted"
+
 
 @dataclass(frozen=True)
 class IntRange:
