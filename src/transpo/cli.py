@@ -195,6 +195,38 @@ def cmd_eval(args: argparse.Namespace) -> None:
     console.print(f"phase {explanation.phase}/24; score {explanation.score:+d} cp for {side} (the side to move)")
 
 
+def cmd_book(args: argparse.Namespace) -> None:
+    """``transpo book FILE``: a position's entries in a Polyglot book, heaviest first."""
+    import chess
+    from rich.console import Console
+    from rich.table import Table
+
+    from transpo.engine.book import Book
+
+    book = Book(args.file)  # first: a bad file is the only output, before anything compiles
+    with compile_notice(CORE):
+        position = _position(args.fen, args.moves)
+    entries = sorted(book.entries(position), key=lambda entry: -entry.weight)  # stable: file order among equals
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"Book {args.file} ({len(book):,} entries), position {position.fen()}, key 0x{position.key:016x}")
+    skipped = len(book.raw_entries(position.key)) - len(entries)
+    if not entries:
+        console.print("no entries" + (f" ({skipped} stored under this key are not legal here)" if skipped else ""))
+        return
+    board = chess.Board(position.fen())
+    total = sum(entry.weight for entry in entries)
+    table = Table()
+    for column in ("move", "SAN", "weight", "share", "learn"):
+        table.add_column(column, justify="left" if column in ("move", "SAN") else "right")
+    for entry in entries:
+        share = f"{100 * entry.weight / total:.1f}%" if total else "-"
+        san = board.san(chess.Move.from_uci(entry.move_uci))
+        table.add_row(entry.move_uci, san, str(entry.weight), share, str(entry.learn))
+    console.print(table)
+    if skipped:
+        console.print(f"{skipped} more stored under this key are not legal here (another position's, or a broken book)")
+
+
 def _uci_limits(args: argparse.Namespace):
     """Limits of ``analyse``: the one given, else depth 12 and at most 3 s."""
     from transpo.engine.timeman import Limits
@@ -405,6 +437,11 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     evaluation.add_argument("--weights", metavar="FILE", help="a weights file (default: the shipped one)")
     evaluation.add_argument("--all", action="store_true", help="list the terms that count zero too")
     evaluation.set_defaults(func=cmd_eval)
+
+    book = sub.add_parser("book", help="a position's moves in a Polyglot opening book, heaviest first")
+    book.add_argument("file", metavar="FILE", help="a Polyglot .bin book")
+    _add_position_args(book)
+    book.set_defaults(func=cmd_book)
 
     from transpo.engine.bench import DEFAULT_DEPTH, DEFAULT_HASH_MB
 

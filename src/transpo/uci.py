@@ -38,6 +38,16 @@ executed and every search runs to its own limits; ``go infinite`` and ``go
 ponder``, which could only end by a ``stop`` that will never come, are stopped
 ``EOF_OPEN_ENDED_GRACE_S`` seconds after end of input.
 
+Opening book
+------------
+With ``OwnBook`` on and a Polyglot ``BookFile`` open, a ``go`` (not ``go
+infinite`` or ``go mate``) whose position is in the book is answered at once
+by ``info string book move ...`` and ``bestmove <book move>`` (by weight at
+random, or the heaviest with ``BookMode best``), also while the engine is
+still compiling (the python-chess board is looked up then).  The book is opened
+by ``setoption``: a file that cannot be used is reported by ``info string
+error: ...`` and leaves no book; the engine searches as before.
+
 Robustness
 ----------
 Every line is handled inside ``try``: a malformed command, an unknown command,
@@ -57,6 +67,7 @@ flushed line by line.
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -67,12 +78,17 @@ from typing import TYPE_CHECKING, TextIO
 
 # Plain Python only: the option ranges and names must be known before numba loads.
 from transpo.settings import (
+    BOOK_MODES,
+    DEFAULT_BOOK_FILE,
+    DEFAULT_BOOK_MODE,
     DEFAULT_HASH_AUDIT,
+    DEFAULT_OWN_BOOK,
     DEFAULT_POLICY,
     DEFAULT_USE_TT,
     HASH_MB,
     MOVE_OVERHEAD_MS,
     MULTIPV,
+    NO_BOOK_FILE_NAMES,
     POLICIES,
     SIGNATURE_BITS,
     START_FEN,
@@ -84,6 +100,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import chess
 
     from transpo.core.position import Position
+    from transpo.engine.book import Book, BookEntry
     from transpo.engine.engine import Engine, Info
     from transpo.engine.timeman import Limits
 
@@ -111,6 +128,8 @@ class Option:
         parts = [f"option name {self.name} type {self.type}"]
         if self.type == "check":
             parts.append(f"default {'true' if self.default else 'false'}")
+        elif self.type == "string" and self.default == "":
+            parts.append("default <empty>")  # as Stockfish writes it: a bare "default" would end the line
         elif self.type != "button":
             parts.append(f"default {self.default}")
         if self.type == "spin":
@@ -163,8 +182,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("Replacement", "combo", DEFAULT_POLICY, choices=POLICIES),
     Option("UseTT", "check", DEFAULT_USE_TT),
     Option("HashAudit", "check", DEFAULT_HASH_AUDIT),
+    Option("OwnBook", "check", DEFAULT_OWN_BOOK),
+    Option("BookFile", "string", DEFAULT_BOOK_FILE),
+    Option("BookMode", "combo", DEFAULT_BOOK_MODE, choices=BOOK_MODES),
 )
 OPTIONS_BY_NAME = {option.name.lower(): option for option in OPTIONS}
+BOOK_OPTIONS = ("OwnBook", "BookFile", "BookMode")  # the front end's own: the engine never sees them
 
 # Tokens of ``go`` followed by an integer, and the flags.
 GO_INT_TOKENS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
@@ -281,6 +304,8 @@ class UCI:
         self._compiler: subprocess.Popen | None = None  # the child process compiling a cold cache
         self.cold = False  # set by start_warmup: the engine must be compiled, commands must not wait for it
         self._quick_stop = threading.Event()  # stops a quick search (go before the engine is ready)
+        self.book: Book | None = None  # the open BookFile; played from only with OwnBook
+        self._book_rng = random.Random()  # seeded from the system: games from the book vary
         # search state
         self._search_thread: threading.Thread | None = None
         self._search_lock = threading.Lock()
@@ -452,6 +477,11 @@ class UCI:
         if option is None:
             raise UCIError(f"unknown option {name!r}")
         value = option.parse(text)
+        if option.name in BOOK_OPTIONS:  # read by the next go only: no search to wait for
+            self.options[option.name] = value
+            if option.name == "BookFile":
+                self._open_book(str(value))
+            return
         if self._active() and option.name not in ("Ponder", "Move Overhead", "MultiPV"):
             # Like Stockfish: wait for a search that ends by itself; one that waits for stop cannot be waited for.
             if self._open_ended:
@@ -462,6 +492,20 @@ class UCI:
                 self._apply(self.engine, option.name, value)
             if option.type != "button":
                 self.options[option.name] = value
+
+    def _open_book(self, text: str) -> None:
+        """Open the ``BookFile`` named by ``text`` (empty: none); on failure UCIError, and no book."""
+        self.book = None
+        path = text.strip()
+        if path in NO_BOOK_FILE_NAMES:
+            return
+        from transpo.engine.book import Book, BookError  # plain Python and numpy: fine while compiling
+
+        try:
+            self.book = Book(os.path.expanduser(path))
+        except BookError as exc:
+            raise UCIError(f"{exc}; no book is used") from None
+        self.send(f"info string book {_clip(path)}: {len(self.book)} entries")
 
     @staticmethod
     def _apply(engine: Engine, name: str, value) -> None:
@@ -612,6 +656,8 @@ class UCI:
         from transpo.engine.timeman import Limits
 
         limits = Limits(**fields)
+        if self._play_from_book(limits):
+            return
         timed = limits.wtime is not None or limits.btime is not None or limits.movetime is not None
         if self.cold and not self.ready.is_set() and (timed or limits.infinite or limits.ponder):
             self._start_quick_search(limits)
@@ -631,6 +677,59 @@ class UCI:
         position = self.position.copy()
         engine.arm(position, limits)  # now, so a stop or ponderhit sent at once is not lost
         self._launch(self._search, (engine, position, limits), limits)
+
+    def _play_from_book(self, limits: Limits) -> bool:
+        """Answer ``go`` with a book move if ``OwnBook`` is on and the book has one; True if it did.
+
+        Not under ``go infinite`` or ``go mate`` (analysis wants a search).  Under
+        ``go ponder`` the move waits for ``ponderhit`` or ``stop``, as a search's would.
+        """
+        if not self.options["OwnBook"] or self.book is None or limits.infinite or limits.mate:
+            return False
+        from transpo.engine.book import choose
+
+        entries = self._book_entries()
+        move = None if entries is None else choose(entries, str(self.options["BookMode"]), self._book_rng)
+        if move is None:
+            return False
+        self._stop_search(wait_only=not self._open_ended)
+        total = sum(entry.weight for entry in entries)
+        weight = sum(entry.weight for entry in entries if entry.move_uci == move)
+        self.send(f"info string book move {move} weight {weight} of {total}")
+        self._launch(self._book_answer, (move,), limits)
+        return True
+
+    def _book_entries(self) -> list[BookEntry] | None:
+        """The book's legal entries for the current position; None when there is no position.
+
+        While the engine compiles, the position is the python-chess board read by
+        ``position`` (keyed by python-chess's PolyGlot hash); afterwards, the ``Position``.
+        """
+        if self.no_position:
+            return None
+        if self.cold and not self.ready.is_set():
+            import chess
+            import chess.polyglot
+
+            board = self._early_board if self._early_board is not None else chess.Board()
+            king = board.king(board.turn)
+            return self.book.lookup(
+                chess.polyglot.zobrist_hash(board),
+                (move.uci() for move in board.legal_moves),
+                None if king is None else chess.square_name(king),
+            )
+        self.ready.wait()
+        self._settle_position()
+        if self.no_position or self.position is None:
+            return None
+        return self.book.entries(self.position)
+
+    def _book_answer(self, move: str) -> None:
+        """Body of the search thread of a book move: ``bestmove`` as soon as it may go out."""
+        with self._search_lock:
+            self._search_done.set()
+        self._release.wait()
+        self.send(f"bestmove {move}")
 
     def cmd_stop(self, args: list[str]) -> None:
         """``stop``: end the search and let ``bestmove`` out; ignored when idle."""
