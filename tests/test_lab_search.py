@@ -190,7 +190,7 @@ def test_new_game_equals_a_fresh_engine():
 
 
 def test_forced_false_hits_are_injected_and_counted():
-    job = SearchJob(positions=DEFAULT_POSITIONS[:1], limit=SearchLimit(depth=6), forced_every=10,
+    job = SearchJob(positions=DEFAULT_POSITIONS[:1], limit=SearchLimit(depth=10), forced_every=10,
                     engine=EngineSettings(hash_mb=1, audit=True))  # fmt: skip
     record = search_one(job)
     assert record["forced_false_hits"] > 0
