@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import queue
 import random
 import re
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import chess
@@ -87,3 +92,35 @@ def playout_fens(count: int, seed: int = 2026) -> list[str]:
             board.push(rng.choice(captures if captures and rng.random() < 0.3 else moves))
             fens.append(board.fen())
     return fens[:count]
+
+
+class UciPipe:
+    """A raw UCI pipe: send lines, read lines with a timeout."""
+
+    def __init__(self, env: dict, command: list[str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            command or [sys.executable, "-m", "transpo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def until(self, prefix: str, timeout: float) -> tuple[list[str], float]:
+        """Lines up to the first that starts with ``prefix``, and the seconds it took."""
+        started = time.monotonic()
+        seen = []
+        while True:
+            left = timeout - (time.monotonic() - started)
+            assert left > 0, f"no {prefix!r} within {timeout} s; got {seen}"
+            line = self.lines.get(timeout=left)
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen, time.monotonic() - started

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import io
 import os
-import queue
 import random
 import shutil
 import struct
@@ -30,6 +29,7 @@ import chess.engine
 import chess.pgn
 import chess.polyglot
 import pytest
+from conftest import UciPipe
 
 from transpo.cli import main
 from transpo.core.position import Position
@@ -381,56 +381,29 @@ def test_uci_plays_the_book_move_through_python_chess(book_path, warm_cache):
         engine.quit()
 
 
-class RawEngine:
-    """A UCI engine process driven line by line."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            ENGINE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=_clean_env(),
-        )  # fmt: skip
-        self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def until(self, prefix: str, timeout: float = 60) -> list[str]:
-        """Lines up to the first that starts with ``prefix``."""
-        seen, deadline = [], time.monotonic() + timeout
-        while not seen or not seen[-1].startswith(prefix):
-            seen.append(self.lines.get(timeout=max(0.01, deadline - time.monotonic())))
-        return seen
-
-
 def test_a_bad_book_file_is_reported_and_the_engine_goes_on(book_path, tmp_path, warm_cache):
-    engine = RawEngine()
+    engine = UciPipe(_clean_env(), ENGINE_CMD)
     try:
         engine.send("uci")
-        engine.until("uciok")
+        engine.until("uciok", 60)[0]
         engine.send("setoption name OwnBook value true")
         engine.send(f"setoption name BookFile value {tmp_path / 'missing.bin'}")
         engine.send("isready")
-        lines = engine.until("readyok")
+        lines = engine.until("readyok", 60)[0]
         assert any(line.startswith("info string error: book file") and "does not exist; no book is used" in line
                    for line in lines), lines  # fmt: skip
         engine.send("position startpos")
         engine.send("go depth 2")
-        lines = engine.until("bestmove")
+        lines = engine.until("bestmove", 60)[0]
         assert any(line.startswith("info depth 2") for line in lines) and not any("book" in line for line in lines)
         engine.send(f"setoption name BookFile value {book_path}")  # a good book after the bad one
         engine.send("setoption name BookMode value best")
         engine.send("go depth 2")
-        lines = engine.until("bestmove")
+        lines = engine.until("bestmove", 60)[0]
         assert lines[-1] == "bestmove g2g3" and any("book move g2g3 weight 65535" in line for line in lines), lines
         engine.send("setoption name BookFile value <empty>")  # no book again
         engine.send("go depth 1")
-        assert not any("book" in line for line in engine.until("bestmove"))
+        assert not any("book" in line for line in engine.until("bestmove", 60)[0])
         engine.send("quit")
         assert engine.process.wait(timeout=10) == 0
         assert "Traceback" not in engine.process.stderr.read()
@@ -511,11 +484,11 @@ def test_cli_lists_the_entries_heaviest_first(book_path, capsys):
 
 
 def test_cli_shows_castling_and_promotion_in_san(book_path, capsys):
-    assert main(["book", str(book_path), "--moves", *"e2e4 d7d5 e4d5 c7c6 d5c6 g8f6 c6b7 b8d7".split()]) == 0
+    assert main(["book", str(book_path), "--moves", *["e2e4", "d7d5", "e4d5", "c7c6", "d5c6", "g8f6", "c6b7", "b8d7"]]) == 0
     out = capsys.readouterr().out
     assert "b7a8q" in out and "bxa8=Q" in out and "b7c8n" in out and "bxc8=N" in out
     board = chess.Board()
-    for san in "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3".split():  # Black castles next
+    for san in ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3"]:  # Black castles next
         board.push_san(san)
     assert main(["book", str(book_path), "--fen", board.fen()]) == 0
     out = capsys.readouterr().out

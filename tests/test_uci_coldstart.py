@@ -8,14 +8,12 @@ ready, answers a ``go`` with a clock (or a movetime) by the quick search, in tim
 from __future__ import annotations
 
 import os
-import queue
-import subprocess
 import sys
-import threading
 import time
 
 import chess
 import chess.engine
+from conftest import UciPipe
 
 PRE_READY_ANSWER_S = 1.5  # a 10 s + 0.1 s clock gives about 0.35 s; the margin is for a loaded machine
 
@@ -43,44 +41,12 @@ def test_first_move_under_a_clock_through_python_chess_is_in_time(tmp_path):
         engine.quit()
 
 
-class _Engine:
-    """A raw UCI pipe: send lines, read lines with a timeout."""
-
-    def __init__(self, env: dict) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "transpo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, env=env,
-        )  # fmt: skip
-        self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def until(self, prefix: str, timeout: float) -> tuple[list[str], float]:
-        """Lines up to the first that starts with ``prefix``, and the seconds it took."""
-        started = time.monotonic()
-        seen = []
-        while True:
-            left = timeout - (time.monotonic() - started)
-            assert left > 0, f"no {prefix!r} within {timeout} s; got {seen}"
-            line = self.lines.get(timeout=left)
-            seen.append(line)
-            if line.startswith(prefix):
-                return seen, time.monotonic() - started
-
-
 def _bestmove(lines: list[str]) -> str:
     return lines[-1].split()[1]
 
 
 def test_positions_before_the_engine_is_ready_behave_as_after(tmp_path):
-    engine = _Engine(_cold_env(tmp_path))
+    engine = UciPipe(_cold_env(tmp_path))
     try:
         engine.send("uci")
         engine.until("uciok", 10)

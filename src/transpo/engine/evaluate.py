@@ -117,7 +117,8 @@ def _no_mating_force(state):
 
 
 @njit(cache=True, inline="always")
-def _has_pieces(state, color):
+def has_pieces(state, color):
+    """Whether ``color`` has a knight, bishop, rook or queen (null move and the rule of the square need it)."""
     base = ST_COUNT + (color << 3)
     return state[base + KNIGHT] + state[base + BISHOP] + state[base + ROOK] + state[base + QUEEN] > 0
 
@@ -249,7 +250,7 @@ def _passers(board, state, passed, features):
         features[PASSED_OWN_KING] += sign * scale * distance(state[ST_KING + colour], stop)
         enemy_king = state[ST_KING + 1 - colour]
         features[PASSED_ENEMY_KING] += sign * scale * distance(enemy_king, stop)
-        if not _has_pieces(state, 1 - colour):
+        if not has_pieces(state, 1 - colour):
             promotion = sq % 10 + (90 if colour == 0 else 20)
             plies_to_go = min(7 - relative_rank, 5)  # a pawn on its first rank can step twice
             king_distance = distance(enemy_king, promotion) - (1 if state[ST_SIDE] != colour else 0)

@@ -35,14 +35,9 @@ import numpy as np
 from numba import njit, typeof, types
 
 from transpo.core.board import (
-    BISHOP,
-    KNIGHT,
     MAX_MOVES,
     MAX_PLY,
     PAWN,
-    QUEEN,
-    ROOK,
-    ST_COUNT,
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
@@ -53,7 +48,7 @@ from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import FLAG_EP, NO_MOVE, is_quiet, move_flags, move_promo, move_to
-from transpo.engine.evaluate import PSQ, evaluate, evaluate_lazy
+from transpo.engine.evaluate import PSQ, evaluate, evaluate_lazy, has_pieces
 from transpo.engine.ordering import (
     COUNTER_SCORE,
     PIECE_VALUE,
@@ -119,12 +114,6 @@ SEE_CAPTURE_MARGIN = 100  # per ply of depth: how much a capture may lose by the
 SEE_QUIET_MARGIN = 25  # per ply squared, for a quiet move that puts a piece en prise
 
 POSITION_TYPE = typeof(PositionArrays(*new_arrays(), np.zeros(ZOB_SIZE, dtype=np.uint64), PSQ))
-
-
-@njit(cache=True, inline="always")
-def _has_pieces(state, us):
-    base = ST_COUNT + (us << 3)
-    return state[base + KNIGHT] + state[base + BISHOP] + state[base + ROOK] + state[base + QUEEN] > 0
 
 
 @njit(cache=True, inline="always")
@@ -217,8 +206,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         ctl[CTL_ABORTED] = 1
     if ctl[CTL_ABORTED] != 0:
         return 0
-    if ply > ctl[CTL_SELDEPTH]:
-        ctl[CTL_SELDEPTH] = ply
+    ctl[CTL_SELDEPTH] = max(ctl[CTL_SELDEPTH], ply)
     checked = in_check(board, state)
     if ply >= MAX_PLY:
         return evaluate(board, state, sc, pos.keys[state[ST_PLY]])
@@ -243,8 +231,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         best = stored_eval if stored_eval != -INF else evaluate_lazy(board, state, sc, key, alpha, beta)  # stand pat
         if best >= beta:
             return best
-        if best > alpha:
-            alpha = best
+        alpha = max(alpha, best)
         end = generate_moves(board, state, sc.moves, start, True)
         score_moves(board, sc, start, end, hash_move, ply, NO_MOVE)
         for i in range(start, end):
@@ -306,7 +293,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
             return static_eval
         # Null move: if passing still fails high, the position is good enough to cut.
-        if do_null and depth >= NULL_MIN_DEPTH and static_eval >= beta and _has_pieces(state, us):
+        if do_null and depth >= NULL_MIN_DEPTH and static_eval >= beta and has_pieces(state, us):
             reduction = 3 + depth // 6
             sc.played[ply] = 0
             make_null(state, pos.keys, pos.undo, pos.zobrist)
