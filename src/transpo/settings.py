@@ -23,6 +23,7 @@ POLICIES = ("always", "depth", "two-tier", "bucket")  # replacement policies; th
 DEFAULT_POLICY = "bucket"
 DEFAULT_USE_TT = True  # the UCI option UseTT: probe and store at all
 DEFAULT_HASH_AUDIT = False  # the UCI option HashAudit: a 64-bit check key per entry to count false hits
+DEFAULT_LOCKLESS = True  # the UCI option LocklessHash: word 0 holds key ^ data, so a torn entry fails its check
 
 # --- opening book (transpo.engine.book) ----------------------------------------
 DEFAULT_OWN_BOOK = False  # the UCI option OwnBook: play book moves when a BookFile is set
