@@ -54,7 +54,7 @@ HASH_MB = IntRange("hash size", 1, 65536, 64, " MB")
 SIGNATURE_BITS = IntRange("signature bits", 8, 64, 64)
 MULTIPV = IntRange("MultiPV", 1, 256, 1)
 MOVE_OVERHEAD_MS = IntRange("move overhead", 0, 5000, 50, " ms")
-THREADS = IntRange("threads", 1, 1, 1)
+THREADS = IntRange("threads", 1, 2 * (os.cpu_count() or 1), 1)  # search threads (Lazy SMP), up to 2 per CPU
 
 
 def check_choice(what: str, value: str, choices: Sequence[str]) -> str:
