@@ -170,13 +170,14 @@ def test_option_declarations_come_from_settings():
     assert replacement.choices == settings.POLICIES and replacement.default == settings.DEFAULT_POLICY
     assert uci_module.OPTIONS_BY_NAME["usett"].default is settings.DEFAULT_USE_TT
     assert uci_module.OPTIONS_BY_NAME["hashaudit"].default is settings.DEFAULT_HASH_AUDIT
+    assert uci_module.OPTIONS_BY_NAME["locklesshash"].default is settings.DEFAULT_LOCKLESS
 
 
 def test_option_list_matches_the_engine():
     lines = [option.declaration() for option in uci_module.OPTIONS]
     assert "option name Hash type spin default 64 min 1 max 65536" in lines
     assert "option name Clear Hash type button" in lines
-    assert "option name Threads type spin default 1 min 1 max 1" in lines
+    assert f"option name Threads type spin default 1 min 1 max {2 * (os.cpu_count() or 1)}" in lines
     assert "option name Move Overhead type spin default 50 min 0 max 5000" in lines
     assert "option name MultiPV type spin default 1 min 1 max 256" in lines
     assert "option name Ponder type check default false" in lines
@@ -184,6 +185,7 @@ def test_option_list_matches_the_engine():
     assert "option name Replacement type combo default bucket var always var depth var two-tier var bucket" in lines
     assert "option name UseTT type check default true" in lines
     assert "option name HashAudit type check default false" in lines
+    assert "option name LocklessHash type check default true" in lines
 
 
 def test_parse_go_and_setoption():
@@ -221,7 +223,7 @@ def test_handshake_and_options(engine):
     assert engine.id.get("author")
     options = engine.options
     for name in ("Hash", "Clear Hash", "Threads", "Move Overhead", "MultiPV", "Ponder",
-                 "SignatureBits", "Replacement", "UseTT", "HashAudit"):  # fmt: skip
+                 "SignatureBits", "Replacement", "UseTT", "HashAudit", "LocklessHash"):  # fmt: skip
         assert name in options, name
     assert (options["Hash"].default, options["Hash"].min, options["Hash"].max) == (64, 1, 65536)
     assert options["Replacement"].var == ["always", "depth", "two-tier", "bucket"]

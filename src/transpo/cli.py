@@ -33,6 +33,7 @@ from transpo.settings import (
     KEY_SET_NAMES,
     MULTIPV,
     START_FEN,
+    THREADS,
     IntRange,
 )
 
@@ -274,13 +275,15 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     from rich.table import Table
 
     _check_range("--multipv", args.multipv, MULTIPV)
+    _check_range("--threads", args.threads, THREADS)
     with compile_notice(ENGINE):
         from transpo.engine.engine import Engine
 
         limits = _uci_limits(args)
         position = _position(args.fen, args.moves)
     HASH_MB.check(args.hash)  # the table would refuse it too, with this message, but only after the compile
-    engine = Engine(hash_mb=args.hash, multipv=args.multipv)  # first: a table that cannot fit is the only output
+    # first: a table that cannot fit is the only output
+    engine = Engine(hash_mb=args.hash, multipv=args.multipv, threads=args.threads)
     board = chess.Board(position.fen())
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"Position: {position.fen()}")
@@ -345,6 +348,8 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         ("stores", f"{counters['stores']:,}"),
         ("replacements", f"{counters['replacements']:,}"),
     ]
+    if engine.threads > 1:
+        rows.insert(1, ("threads", f"{engine.threads} (Lazy SMP; counters of all threads)"))
     for name, value in rows:
         stats.add_row(name, value)
     console.print(stats)
@@ -358,6 +363,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
         raise ValueError("--depth must be >= 1")
     _check_depth("--depth", args.depth, 1)
     HASH_MB.check(args.hash)
+    _check_range("--threads", args.threads, THREADS)
     with compile_notice(ENGINE):
         import transpo.engine.engine  # noqa: F401  (compiled here, under the notice, not in the first position's time)
 
@@ -366,9 +372,11 @@ def cmd_bench(args: argparse.Namespace) -> None:
         best = line.best_move or "(none)"
         print(f"Position {line.index:>2}/{len(POSITIONS)}  {best:<6} nodes {line.nodes:>10}  {line.time_ms:>8.0f} ms  {line.fen}", flush=True)
 
-    result = run_interruptible(lambda: run_bench(args.depth, args.hash, on_line=on_line))
+    result = run_interruptible(lambda: run_bench(args.depth, args.hash, on_line=on_line, threads=args.threads))
     print("=" * 40)
     print(f"Depth: {result.depth}")
+    if args.threads > 1:
+        print(f"Threads: {args.threads} (the node count of more than one thread is not a signature)")
     print(f"Total time (ms): {result.time_s * 1000:.0f}")
     print(f"Nodes searched: {result.nodes}")
     print(f"Nodes/second: {result.nps}")
@@ -430,6 +438,10 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     analyse.add_argument(
         "--multipv", type=int, default=MULTIPV.default, metavar="K", help=f"show the K best lines (default {MULTIPV.default})"
     )
+    analyse.add_argument(
+        "--threads", type=int, default=THREADS.default, metavar="N",
+        help=f"search threads, Lazy SMP (1..{THREADS.high}, default {THREADS.default})",
+    )  # fmt: skip
     analyse.set_defaults(func=cmd_analyse)
 
     evaluation = sub.add_parser("eval", help="the static evaluation of a position, term by term")
@@ -448,6 +460,10 @@ def build_parser(with_lab: bool = True) -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="fixed-depth search of the bench positions: node signature and speed")
     bench.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"depth of every search (default {DEFAULT_DEPTH})")
     bench.add_argument("--hash", type=int, default=DEFAULT_HASH_MB, metavar="MB", help=f"table size (default {DEFAULT_HASH_MB})")
+    bench.add_argument(
+        "--threads", type=int, default=THREADS.default, metavar="N",
+        help=f"search threads (1..{THREADS.high}; above 1 the node count is no signature)",
+    )  # fmt: skip
     bench.set_defaults(func=cmd_bench)
 
     from transpo.tools.commands import add_tool_parsers

@@ -23,6 +23,7 @@ POLICIES = ("always", "depth", "two-tier", "bucket")  # replacement policies; th
 DEFAULT_POLICY = "bucket"
 DEFAULT_USE_TT = True  # the UCI option UseTT: probe and store at all
 DEFAULT_HASH_AUDIT = False  # the UCI option HashAudit: a 64-bit check key per entry to count false hits
+DEFAULT_LOCKLESS = True  # the UCI option LocklessHash: word 0 holds key ^ data, so a torn entry fails its check
 
 # --- opening book (transpo.engine.book) ----------------------------------------
 DEFAULT_OWN_BOOK = False  # the UCI option OwnBook: play book moves when a BookFile is set
@@ -53,7 +54,7 @@ HASH_MB = IntRange("hash size", 1, 65536, 64, " MB")
 SIGNATURE_BITS = IntRange("signature bits", 8, 64, 64)
 MULTIPV = IntRange("MultiPV", 1, 256, 1)
 MOVE_OVERHEAD_MS = IntRange("move overhead", 0, 5000, 50, " ms")
-THREADS = IntRange("threads", 1, 1, 1)
+THREADS = IntRange("threads", 1, 2 * (os.cpu_count() or 1), 1)  # search threads (Lazy SMP), up to 2 per CPU
 
 
 def check_choice(what: str, value: str, choices: Sequence[str]) -> str:

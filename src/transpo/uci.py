@@ -22,7 +22,9 @@ Threads
   to keep) and ``d`` wait for the engine.
   ``setoption`` does not wait: the values are kept and applied when the engine exists.
 * A **search thread** per ``go`` runs ``Engine.search`` (the compiled search
-  releases the GIL, so ``stop`` and ``ponderhit`` get through).  It prints the
+  releases the GIL, so ``stop`` and ``ponderhit`` get through); with ``Threads``
+  above 1 it runs ``Threads - 1`` helper threads beside it (Lazy SMP, see
+  :mod:`transpo.engine.engine`), stopped with it.  It prints the
   ``info`` lines and then ``bestmove``; under ``go infinite`` and ``go ponder``
   it holds ``bestmove`` back until ``stop`` (or ``ponderhit``) even if the
   search ended by itself.  A ``go`` sent while a search runs waits for it
@@ -82,6 +84,7 @@ from transpo.settings import (
     DEFAULT_BOOK_FILE,
     DEFAULT_BOOK_MODE,
     DEFAULT_HASH_AUDIT,
+    DEFAULT_LOCKLESS,
     DEFAULT_OWN_BOOK,
     DEFAULT_POLICY,
     DEFAULT_USE_TT,
@@ -182,6 +185,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("Replacement", "combo", DEFAULT_POLICY, choices=POLICIES),
     Option("UseTT", "check", DEFAULT_USE_TT),
     Option("HashAudit", "check", DEFAULT_HASH_AUDIT),
+    Option("LocklessHash", "check", DEFAULT_LOCKLESS),
     Option("OwnBook", "check", DEFAULT_OWN_BOOK),
     Option("BookFile", "string", DEFAULT_BOOK_FILE),
     Option("BookMode", "combo", DEFAULT_BOOK_MODE, choices=BOOK_MODES),
@@ -374,6 +378,8 @@ class UCI:
                         multipv=options["MultiPV"],
                         move_overhead=options["Move Overhead"],
                         audit=options["HashAudit"],
+                        threads=options["Threads"],
+                        lockless=options["LocklessHash"],
                     )
 
                 try:
@@ -532,7 +538,11 @@ class UCI:
             engine.table.enabled = value
         elif name == "HashAudit":
             engine.set_audit(value)
-        # Threads (always 1) and Ponder (the GUI's business) change nothing in the engine.
+        elif name == "Threads":
+            engine.set_threads(value)
+        elif name == "LocklessHash":
+            engine.table.lockless = value  # a change empties the table (entries stored the other way)
+        # Ponder (the GUI's business) changes nothing in the engine.
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         """``ucinewgame``: stop any search, clear the table and history, back to the start position."""

@@ -4,7 +4,9 @@ Every position is searched to the same depth from an empty table
 (``Engine.new_game()`` before each), so the total node count is a signature of
 the search: any change to move generation, evaluation, ordering, pruning or the
 table changes it, and a run on any machine gives the same number.  Nodes per
-second is the speed figure.
+second is the speed figure.  With ``threads`` > 1 (Lazy SMP) the nodes are those
+of every thread and are no longer deterministic: only the one-thread count is a
+signature.
 
 The positions are the default bench positions of Stockfish
 (``src/benchmark.cpp``, ``Defaults``): openings, middlegames, endgames,
@@ -114,15 +116,17 @@ def run_bench(
     hash_mb: int = DEFAULT_HASH_MB,
     positions=POSITIONS,
     on_line: Callable[[BenchLine], None] | None = None,
+    threads: int = 1,
 ) -> BenchResult:
-    """Search every position to ``depth`` from an empty table; the node total is deterministic."""
+    """Search every position to ``depth`` from an empty table with ``threads`` threads; with one
+    thread the node total is deterministic."""
     from transpo.core.position import Position
     from transpo.engine.engine import Engine
     from transpo.engine.timeman import Limits
 
     if depth < 1:
         raise ValueError("bench depth must be >= 1")
-    engine = Engine(hash_mb=hash_mb)
+    engine = Engine(hash_mb=hash_mb, threads=threads)
     lines: list[BenchLine] = []
     total = 0.0
     for index, (fen, moves) in enumerate(positions, 1):

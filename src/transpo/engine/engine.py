@@ -6,6 +6,21 @@ caller's position is never touched) and deepens one ply at a time, reporting
 each finished line through a callback.  ``stop`` and ``ponderhit`` may be
 called from another thread while ``search`` runs (the compiled search releases
 the GIL).
+
+Lazy SMP (``threads`` > 1): the thread that calls ``search`` is the main
+searcher; ``threads - 1`` helper threads (plain Python threads, each with its
+own position copy and its own :class:`~transpo.engine.scratch.Scratch`) run
+their own iterative deepening over the same root and share only the
+transposition table (lockless entries, see :mod:`transpo.engine.table`), so
+what one finds the others probe.  Helper ``i`` starts at depth ``1 + i % 2``
+(odd helpers one ply ahead of the main thread) and deepens one ply at a time
+with its own aspiration windows, without MultiPV; it never reports.  The main
+thread alone decides: its lines are the ones reported and its move the one
+played; when it ends (time, depth, nodes, stop) it stops the helpers and waits
+for them.  ``stop`` sets every searcher's stop flag, each seen within
+``CHECK_EVERY`` nodes.  Reported nodes (and so nps) are those of all threads;
+``go nodes`` limits the main thread's.  With one thread nothing of this runs:
+the search is the single-threaded one, node for node.
 """
 
 from __future__ import annotations
@@ -14,6 +29,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from transpo.core.board import MAX_PLY, PositionArrays
 from transpo.core.moves import move_to_uci
@@ -27,12 +44,13 @@ from transpo.engine.scratch import (
     CTL_NODES,
     CTL_SELDEPTH,
     CTL_STOP,
+    Scratch,
     new_scratch,
 )
 from transpo.engine.search import INF, negamax
-from transpo.engine.table import MATE, MATE_BOUND, TranspositionTable
+from transpo.engine.table import COUNTER_NAMES, MATE, MATE_BOUND, TableArrays, TranspositionTable
 from transpo.engine.timeman import Budget, Limits, Progress, allot
-from transpo.settings import DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
+from transpo.settings import DEFAULT_LOCKLESS, DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
 
 ASPIRATION_DELTA = 25
 NO_LIMIT = 1 << 62
@@ -98,15 +116,23 @@ class Engine:
         multipv: int = MULTIPV.default,
         move_overhead: int = MOVE_OVERHEAD_MS.default,
         audit: bool = False,
+        threads: int = 1,
+        lockless: bool = DEFAULT_LOCKLESS,
     ) -> None:
         """A table of ``hash_mb`` MB with ``policy`` and ``signature_bits`` (``audit``: count false
-        hits; ``use_tt`` False: search without a table), ``multipv`` lines, ``move_overhead`` ms
-        kept back from every clocked move."""
-        self.table = TranspositionTable(hash_mb, policy, signature_bits, audit)
+        hits; ``use_tt`` False: search without a table; ``lockless``: Hyatt and Mann's check),
+        ``multipv`` lines, ``move_overhead`` ms kept back from every clocked move, ``threads``
+        searchers (Lazy SMP, module docstring)."""
+        self.table = TranspositionTable(hash_mb, policy, signature_bits, audit, lockless)
         self.table.enabled = use_tt
         self.multipv = multipv
         self.move_overhead = move_overhead
         self.scratch = new_scratch()
+        self.helpers: list[Scratch] = []  # the helper threads' scratch, one each (Lazy SMP)
+        self.helper_errors: list[BaseException] = []  # what a helper thread raised (it ends; the search goes on)
+        self._helper_threads: list[threading.Thread] = []
+        self._helper_counts: list[np.ndarray] = []  # each running helper's table counters
+        self.set_threads(threads)
         self._timer: threading.Timer | None = None
         self._pondering = False
         self._ponder_limits: Limits | None = None
@@ -122,13 +148,36 @@ class Engine:
         """Count false hits against an independent 64-bit check key (HashAudit)."""
         self.table.audit = on
 
+    @property
+    def threads(self) -> int:
+        """Number of search threads: the main one and the helpers."""
+        return 1 + len(self.helpers)
+
+    def set_threads(self, threads: int) -> None:
+        """Search with ``threads`` threads (>= 1; Lazy SMP above one); call it between searches."""
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
+        del self.helpers[threads - 1 :]
+        while len(self.helpers) < threads - 1:
+            helper = new_scratch(self.scratch.weights)
+            helper.ctl[CTL_NODE_LIMIT] = NO_LIMIT
+            self.helpers.append(helper)
+
+    def _searchers(self) -> list[Scratch]:
+        return [self.scratch, *self.helpers]
+
+    def nodes(self) -> int:
+        """Nodes searched so far by every thread of the current (or last) search."""
+        return sum(int(sc.ctl[CTL_NODES]) for sc in self._searchers())
+
     def new_game(self) -> None:
-        """Forget everything learned: table, killers, history."""
+        """Forget everything learned: table, and every searcher's killers and histories."""
         self.table.clear()
-        self.scratch.killers[:] = 0
-        self.scratch.history[:] = 0
-        self.scratch.continuation[:] = 0
-        self.scratch.counter[:] = 0
+        for sc in self._searchers():
+            sc.killers[:] = 0
+            sc.history[:] = 0
+            sc.continuation[:] = 0
+            sc.counter[:] = 0
 
     # --- control from another thread -------------------------------------------
     def arm(self, position: Position, limits: Limits) -> None:
@@ -143,6 +192,9 @@ class Engine:
             self._timer = None
         self.scratch.ctl[:] = 0
         self.scratch.ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
+        for helper in self.helpers:  # the main thread ends the search; helpers have no limit of their own
+            helper.ctl[:] = 0
+            helper.ctl[CTL_NODE_LIMIT] = NO_LIMIT
         self._white = position.turn == "w"
         self._pondering = limits.ponder
         self._ponder_limits = limits if limits.ponder else None
@@ -150,8 +202,10 @@ class Engine:
         self._armed = True
 
     def stop(self) -> None:
-        """Stop the running search as soon as possible (thread-safe)."""
+        """Stop the running search, every thread of it, as soon as possible (thread-safe)."""
         self.scratch.ctl[CTL_STOP] = 1
+        for helper in self.helpers:
+            helper.ctl[CTL_STOP] = 1
 
     def ponderhit(self) -> None:
         """The opponent played the expected move: keep searching, now on the clock."""
@@ -181,8 +235,9 @@ class Engine:
             self.arm(position, limits)
         self._armed = False
         self.table.new_search()
-        self.scratch.killers[:] = 0
-        self.scratch.history[:] //= 2
+        for sc in self._searchers():
+            sc.killers[:] = 0
+            sc.history[:] //= 2
         if not root_moves:
             self._pondering = False
             return SearchResult(None, None, 0, 0, 0, 0)
@@ -194,6 +249,7 @@ class Engine:
         previous = [0] * lines_wanted
         self._progress = Progress()
         try:
+            self._start_helpers(position)
             for depth in range(1, max_depth + 1):
                 lines = self._iteration(arrays, depth, lines_wanted, previous, t0, on_info)
                 if lines is None:
@@ -205,11 +261,64 @@ class Engine:
                 if self._done(limits, completed[0], len(root_moves)):
                     break
         finally:
+            self._stop_helpers()
             self._pondering = False  # a late ponderhit must not start a clock
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
         return self._result(completed, root_moves, t0)
+
+    # --- Lazy SMP helpers ----------------------------------------------------
+    def _start_helpers(self, position: Position) -> None:
+        """Start one thread per helper scratch on its own copy of ``position``, with its own table counters."""
+        self._helper_threads = []
+        self._helper_counts = []
+        for index, helper in enumerate(self.helpers, 1):
+            own = np.zeros(len(COUNTER_NAMES), dtype=np.int64)  # own counters: no core-to-core traffic on them
+            self._helper_counts.append(own)
+            tt = self.table.arrays._replace(counts=own)
+            args = (position.snapshot(PSQ), tt, helper, 1 + index % 2)
+            name = f"transpo-helper-{index}"
+            thread = threading.Thread(target=self._helper_search, args=args, name=name, daemon=True)
+            self._helper_threads.append(thread)
+            thread.start()
+
+    def _stop_helpers(self) -> None:
+        """Stop the helpers, wait for them and add their table counters to the table's."""
+        for helper in self.helpers:
+            helper.ctl[CTL_STOP] = 1
+        for thread in self._helper_threads:
+            thread.join()
+        for own in self._helper_counts:
+            self.table.counts += own
+        self._helper_threads = []
+        self._helper_counts = []
+
+    def _helper_search(self, arrays: PositionArrays, tt: TableArrays, sc: Scratch, first_depth: int) -> None:
+        """Body of a helper thread: iterative deepening from ``first_depth`` with aspiration, until stopped."""
+        try:
+            guess = 0
+            for depth in range(first_depth, MAX_PLY):
+                delta = ASPIRATION_DELTA
+                if depth >= 4 and abs(guess) < MATE_BOUND:
+                    alpha, beta = max(guess - delta, -INF), min(guess + delta, INF)
+                else:
+                    alpha, beta = -INF, INF
+                while True:
+                    score = int(negamax(arrays, tt, sc, depth, alpha, beta, 0, False))
+                    if sc.ctl[CTL_ABORTED]:
+                        return
+                    if score <= alpha:
+                        beta = (alpha + beta) // 2
+                        alpha = max(score - delta, -INF)
+                    elif score >= beta:
+                        beta = min(score + delta, INF)
+                    else:
+                        break
+                    delta *= 2
+                guess = score
+        except BaseException as exc:  # noqa: BLE001 - kept for the caller; the main thread's search goes on
+            self.helper_errors.append(exc)
 
     def _iteration(self, arrays: PositionArrays, depth, lines_wanted, previous, t0, on_info) -> list[Info] | None:
         """Search every MultiPV line at one depth; None if the search was stopped.
@@ -278,7 +387,7 @@ class Engine:
             multipv=index + 1,
             score=score,
             bound=bound,
-            nodes=int(self.scratch.ctl[CTL_NODES]),
+            nodes=self.nodes(),
             time_ms=self._elapsed_ms(t0),
             hashfull=self.table.hashfull(),
             pv=[move_to_uci(m) for m in codes],
@@ -301,7 +410,7 @@ class Engine:
         return self._elapsed_ms(self._started) >= min(soft * self._progress.scale(), hard)
 
     def _result(self, completed: list[Info], root_moves: list[int], t0: float) -> SearchResult:
-        nodes = int(self.scratch.ctl[CTL_NODES])
+        nodes = self.nodes()
         if not completed or not completed[0].pv:
             return SearchResult(move_to_uci(root_moves[0]), None, 0, 0, nodes, self._elapsed_ms(t0), completed)
         best = completed[0]

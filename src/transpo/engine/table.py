@@ -3,7 +3,8 @@
 Storage is one flat ``uint64`` array of buckets.  A bucket is 64 bytes, one
 cache line, holding ``SLOTS`` = 4 entries of two words each::
 
-    word 0  the position's full 64-bit Zobrist key
+    word 0  the position's full 64-bit Zobrist key XOR word 1 (lockless, the default);
+            the plain key when the lockless check is off (``lockless=False``, for the lab)
     word 1  data, packed:
             bits  0-16  best move: from | to << 7 | promo << 14 (the low 17 bits of a move)
             bits 17-32  score + 32768 (mate scores relative to the node, see to_tt / from_tt)
@@ -23,10 +24,26 @@ audit mode, a parallel array keeps an independent check key), the table can
 count its own false hits, Dan Newman's error-detection method (Computer Chess
 Club, 1997).
 
+Lockless entries (Hyatt and Mann, ICGA Journal 2002; docs/REFERENCES.md): the
+search threads of Lazy SMP share the table without locks, and an entry is two
+64-bit writes, so two threads storing into one slot at once can leave word 0 of
+one entry beside word 1 of the other (a *torn* entry).  Word 0 therefore holds
+``key ^ data``: a probe recovers the key as ``word0 ^ word1`` and compares that,
+so a torn entry recovers a key that matches neither writer (its check fails,
+within the compared bits) and is never used.  The compared bits are the
+signature bits and the index bits (``key & (buckets - 1)``): an intact entry's
+index bits always equal its bucket's, so comparing them changes no result, but
+they catch torn entries under narrow signatures too.  ``data`` is read once per
+slot and the same value is checked and decoded.  A single thread reads and
+writes exactly what it did with plain keys, so its search is unchanged.
+
 The compiled functions take the whole table as one value, a :class:`TableArrays`
 bundle (the words, the configuration, the counters and the audit's check keys),
 never as globals (docs/NUMBA.md: globals are frozen at compile time).
 :func:`probe` hands back the decoded entry; the table counts its own statistics.
+Every search thread gets a bundle with its own ``counts`` (the other arrays are
+the shared ones), so the hot counters are not written by several cores at once;
+the engine adds the helpers' counts to the table's after each search.
 """
 
 from __future__ import annotations
@@ -38,7 +55,15 @@ from numba import njit, typeof, types
 
 from transpo.core.keys import ZOB_SIZE, compute_key, key_set
 from transpo.core.moves import MOVE_ID_BITS, MOVE_ID_MASK, NO_MOVE
-from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS, check_choice, check_fits
+from transpo.settings import (
+    DEFAULT_LOCKLESS,
+    DEFAULT_POLICY,
+    HASH_MB,
+    POLICIES,
+    SIGNATURE_BITS,
+    check_choice,
+    check_fits,
+)
 
 SLOTS = 4
 WORDS_PER_BUCKET = 2 * SLOTS
@@ -74,7 +99,8 @@ CF_INDEX_BITS = 4  # log2(buckets)
 CF_AUDIT = 5  # 1: compare the independent check key on every hit
 CF_ENABLED = 6  # 0: the search neither probes nor stores (the lab's "no table")
 CF_FORCE_EVERY = 7  # lab: every Nth probe that misses returns another position's entry (0: never)
-CONFIG_SIZE = 8
+CF_LOCKLESS = 8  # 1: word 0 holds key ^ data (Hyatt and Mann's check); 0: the plain key (the lab)
+CONFIG_SIZE = 9
 
 # counts[] slots: what the table saw since the last reset
 COUNTER_NAMES = (
@@ -96,7 +122,7 @@ COUNTER_NAMES = (
 class TableArrays(NamedTuple):
     """The table as compiled code sees it: one value, built by :attr:`TranspositionTable.arrays`."""
 
-    words: np.ndarray  # uint64[buckets * WORDS_PER_BUCKET]: key and data word of every slot
+    words: np.ndarray  # uint64[buckets * WORDS_PER_BUCKET]: key (^ data when lockless) and data word of every slot
     config: np.ndarray  # int64[CONFIG_SIZE]: CF_* slots
     counts: np.ndarray  # int64[len(COUNTER_NAMES)]: CN_* slots
     check: np.ndarray  # uint64[entries] in audit mode (else [1]): each slot's independent check key
@@ -129,6 +155,24 @@ ENTRY_TYPE = typeof(Entry(0, 0, 0, 0, 0))
 def signature_mask(config):
     """uint64 mask of the key bits a probe compares (the top CF_SIG_BITS bits)."""
     return np.uint64(0xFFFFFFFFFFFFFFFF) << np.uint64(64 - config[CF_SIG_BITS])
+
+
+@njit(cache=True, inline="always")
+def check_mask(config):
+    """uint64 mask of the key bits a probe compares: the signature and the index bits.
+
+    The index bits of an intact entry always equal its bucket's, so they decide
+    nothing for it; a torn entry (module docstring) usually fails on them.
+    """
+    return signature_mask(config) | np.uint64(config[CF_MASK])
+
+
+@njit(cache=True, inline="always")
+def lockless_mask(config):
+    """All ones when word 0 holds key ^ data (lockless), else 0: ``word0 ^ (word1 & mask)`` is the stored key."""
+    if config[CF_LOCKLESS] != 0:
+        return np.uint64(0xFFFFFFFFFFFFFFFF)
+    return np.uint64(0)
 
 
 @njit(cache=True, inline="always")
@@ -228,10 +272,12 @@ def is_false_entry(tt, key, check_key):
     non-inlined function: the search calls it only in the lab's modes.
     """
     base = _bucket_base(tt, key)
-    mask = signature_mask(tt.config)
+    mask = check_mask(tt.config)
+    xor = lockless_mask(tt.config)
     for slot in range(SLOTS):
         w = base + 2 * slot
-        if data_bound(tt.words[w + 1]) != BOUND_NONE and ((tt.words[w] ^ key) & mask) == 0:
+        data = tt.words[w + 1]
+        if data_bound(data) != BOUND_NONE and ((tt.words[w] ^ (data & xor) ^ key) & mask) == 0:
             return tt.config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key
     return True
 
@@ -250,9 +296,11 @@ def record_cutoff(tt, key, check_key):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def locate(tt, key, check_key):
-    """Word index of the entry a probe for ``key`` finds (its data word is index + 1), or -1.
+def find(tt, key, check_key):
+    """(word index, data word) of the entry a probe for ``key`` finds, or (-1, 0).
 
+    The data word is read once per slot: the value whose check passed is the
+    value returned, so another thread's store in between cannot slip in.
     Counts probes, compared slots and hits; in audit mode a hit whose
     independent check key differs is counted as a false hit (it is still
     returned: the search uses it exactly as it would without the audit).
@@ -263,34 +311,49 @@ def locate(tt, key, check_key):
     counts = tt.counts
     counts[CN_PROBES] += 1
     base = _bucket_base(tt, key)
-    mask = signature_mask(config)
+    mask = check_mask(config)
+    xor = lockless_mask(config)
     live = -1
+    live_data = np.uint64(0)
     for slot in range(SLOTS):
         w = base + 2 * slot
-        if data_bound(tt.words[w + 1]) == BOUND_NONE:
+        data = tt.words[w + 1]
+        if data_bound(data) == BOUND_NONE:
             continue
         counts[CN_COMPARED] += 1
         live = w
-        if ((tt.words[w] ^ key) & mask) == 0:
+        live_data = data
+        if ((tt.words[w] ^ (data & xor) ^ key) & mask) == 0:
             counts[CN_HITS] += 1
             if config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key:
                 counts[CN_FALSE_HITS] += 1
-            return w
+            return w, data
     force = config[CF_FORCE_EVERY]
     if force > 0 and live >= 0 and counts[CN_PROBES] % force == 0:
         counts[CN_FORCED] += 1  # the lab's injected crash: answer with another position's entry
-        return live
-    return -1
+        return live, live_data
+    return -1, np.uint64(0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def locate(tt, key, check_key):
+    """Word index of the entry a probe for ``key`` finds (its data word is index + 1), or -1 (see :func:`find`)."""
+    return find(tt, key, check_key)[0]
+
+
+@njit(cache=True, inline="always")
+def stored_key(tt, w):
+    """The key the entry at word index ``w`` was stored with (word 0, un-XORed when lockless)."""
+    return tt.words[w] ^ (tt.words[w + 1] & lockless_mask(tt.config))
 
 
 @njit(ENTRY_TYPE(TABLE_TYPE, types.uint64, types.uint64, types.int64), cache=True, nogil=True, _nrt=False)
 def probe(tt, key, check_key, ply):
     """The entry for ``key`` at search ply ``ply``, decoded (score relative to the root), or a miss
-    (``bound == BOUND_NONE``); counted as :func:`locate` says."""
-    w = locate(tt, key, check_key)
+    (``bound == BOUND_NONE``); counted as :func:`find` says."""
+    w, data = find(tt, key, check_key)
     if w < 0:
         return Entry(NO_MOVE, 0, 0, BOUND_NONE, 0)
-    data = tt.words[w + 1]
     return Entry(
         data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data), data_eval(data)
     )
@@ -332,13 +395,14 @@ def store(tt, key, check_key, move, score, static_eval, depth, bound, ply):
     base = _bucket_base(tt, key)
     generation = config[CF_GENERATION]
     policy = config[CF_POLICY]
-    mask = signature_mask(config)
+    mask = check_mask(config)
+    xor = lockless_mask(config)
     score = to_tt(score, ply)
     depth = min(max(depth, 0), MAX_STORED_DEPTH)
     slot = -1
     for s in range(SLOTS):  # the same position (as far as the signature tells) is updated in place
         data = tt.words[base + 2 * s + 1]
-        if data_bound(data) != BOUND_NONE and ((tt.words[base + 2 * s] ^ key) & mask) == 0:
+        if data_bound(data) != BOUND_NONE and ((tt.words[base + 2 * s] ^ (data & xor) ^ key) & mask) == 0:
             slot = s
             if move == NO_MOVE:
                 move = data_move(data)  # keep the old best move rather than lose it
@@ -355,8 +419,9 @@ def store(tt, key, check_key, move, score, static_eval, depth, bound, ply):
             if data_bound(tt.words[base + 2 * slot + 1]) != BOUND_NONE:
                 tt.counts[CN_REPLACEMENTS] += 1
     w = base + 2 * slot
-    tt.words[w] = key
-    tt.words[w + 1] = pack(move, score, static_eval, depth, bound, generation)
+    data = pack(move, score, static_eval, depth, bound, generation)
+    tt.words[w] = key ^ (data & xor)  # lockless: a torn pair of words fails the probe's check
+    tt.words[w + 1] = data
     if config[CF_AUDIT] != 0:
         tt.check[w >> 1] = check_key
     tt.counts[CN_STORES] += 1
@@ -380,7 +445,10 @@ class TranspositionTable:
 
     ``signature_bits`` (8..64) sets how many top key bits a probe compares;
     ``policy`` is one of :data:`~transpo.settings.POLICIES`; ``audit`` keeps an
-    independent 64-bit check key per entry so false hits can be counted.
+    independent 64-bit check key per entry so false hits can be counted;
+    ``lockless`` (default) stores ``key ^ data`` in word 0 so that an entry torn
+    by two threads storing at once fails its own check (off: the plain key, for
+    the lab; a single thread searches the same either way).
     """
 
     def __init__(
@@ -389,10 +457,12 @@ class TranspositionTable:
         policy: str = DEFAULT_POLICY,
         signature_bits: int = SIGNATURE_BITS.default,
         audit: bool = False,
+        lockless: bool = DEFAULT_LOCKLESS,
     ):
         self.config = np.zeros(CONFIG_SIZE, dtype=np.int64)
         self.counts = np.zeros(len(COUNTER_NAMES), dtype=np.int64)
         self.config[CF_ENABLED] = 1
+        self.config[CF_LOCKLESS] = int(lockless)
         self.words = np.zeros(WORDS_PER_BUCKET, dtype=np.uint64)
         self.check = np.zeros(1, dtype=np.uint64)
         self.check_zobrist = np.zeros(ZOB_SIZE, dtype=np.uint64)
@@ -444,6 +514,22 @@ class TranspositionTable:
             self.check = np.zeros(1, dtype=np.uint64)
         if on and not self.check_zobrist.any():
             self.check_zobrist = key_set("prng", AUDIT_KEY_SEED)
+
+    @property
+    def lockless(self) -> bool:
+        """Whether word 0 holds ``key ^ data`` (Hyatt and Mann's check against torn entries)."""
+        return bool(self.config[CF_LOCKLESS])
+
+    @lockless.setter
+    def lockless(self, on: bool) -> None:
+        if bool(on) != self.lockless:
+            self.config[CF_LOCKLESS] = int(on)
+            self.clear()  # the entries stored the other way would no longer be found
+
+    def key_at(self, index: int) -> int:
+        """The key the entry at word index ``index`` (even: its word 0) was stored with."""
+        word0, word1 = int(self.words[index]), int(self.words[index + 1])
+        return word0 ^ word1 if self.lockless else word0
 
     @property
     def enabled(self) -> bool:
