@@ -48,7 +48,7 @@ from transpo.engine.scratch import (
     new_scratch,
 )
 from transpo.engine.search import INF, negamax
-from transpo.engine.table import COUNTER_NAMES, MATE, MATE_BOUND, TableArrays, TranspositionTable
+from transpo.engine.table import COUNTS_SIZE, MATE, MATE_BOUND, TableArrays, TranspositionTable
 from transpo.engine.timeman import Budget, Limits, Progress, allot
 from transpo.settings import DEFAULT_LOCKLESS, DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
 
@@ -274,7 +274,7 @@ class Engine:
         self._helper_threads = []
         self._helper_counts = []
         for index, helper in enumerate(self.helpers, 1):
-            own = np.zeros(len(COUNTER_NAMES), dtype=np.int64)  # own counters: no core-to-core traffic on them
+            own = np.zeros(COUNTS_SIZE, dtype=np.int64)  # own counters: no core-to-core traffic on them
             self._helper_counts.append(own)
             tt = self.table.arrays._replace(counts=own)
             args = (position.snapshot(PSQ), tt, helper, 1 + index % 2)

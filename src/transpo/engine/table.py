@@ -37,6 +37,16 @@ they catch torn entries under narrow signatures too.  ``data`` is read once per
 slot and the same value is checked and decoded.  A single thread reads and
 writes exactly what it did with plain keys, so its search is unchanged.
 
+Torn-entry audit (the lab's ``torn`` experiment, ``TranspositionTable(torn_audit=True)``):
+every store also writes a *seal* of the pair it stored, ``seal(key, data)``, into
+the entry's check word, and every probe tests each live slot it reads against
+its seal.  A slot whose key, data and seal did not all come from one store is
+*inconsistent*: a torn pair, or a pair overwritten between the reads of its
+words and its seal (three writes cannot be made atomic either, so the count is
+an upper bound on torn pairs).  The table counts the inconsistent slots it read,
+those a probe accepted, and cutoffs made on an accepted one.  The seal uses the
+check words, so the audit of false hits and the torn audit exclude each other.
+
 The compiled functions take the whole table as one value, a :class:`TableArrays`
 bundle (the words, the configuration, the counters and the audit's check keys),
 never as globals (docs/NUMBA.md: globals are frozen at compile time).
@@ -100,11 +110,15 @@ CF_AUDIT = 5  # 1: compare the independent check key on every hit
 CF_ENABLED = 6  # 0: the search neither probes nor stores (the lab's "no table")
 CF_FORCE_EVERY = 7  # lab: every Nth probe that misses returns another position's entry (0: never)
 CF_LOCKLESS = 8  # 1: word 0 holds key ^ data (Hyatt and Mann's check); 0: the plain key (the lab)
-CONFIG_SIZE = 9
+CF_TORN = 9  # lab: 1: stores write a seal of each pair into its check word, probes test it (torn-entry audit)
+CONFIG_SIZE = 10
+
+SEAL_MULTIPLIER = 0x9E3779B97F4A7C15  # odd, so data -> data * SEAL_MULTIPLIER is a bijection of 64-bit words
 
 # counts[] slots: what the table saw since the last reset
 COUNTER_NAMES = (
     "probes", "hits", "cutoffs", "stores", "replacements", "false_hits", "forced_false_hits", "compared", "false_cutoffs",
+    "torn_seen", "torn_hits", "torn_cutoffs",
 )  # fmt: skip
 (
     CN_PROBES,
@@ -116,7 +130,12 @@ COUNTER_NAMES = (
     CN_FORCED,  # lab: forced false hits injected
     CN_COMPARED,  # live slots whose signature a probe compared (Koistinen's s, summed over probes)
     CN_FALSE_CUTOFFS,  # cutoffs on another position's entry (an audited false hit or a forced one)
+    CN_TORN_SEEN,  # torn audit: live slots read whose seal did not match (inconsistent entries)
+    CN_TORN_HITS,  # torn audit: inconsistent entries a probe accepted (returned to the search)
+    CN_TORN_CUTOFFS,  # torn audit: cutoffs made on an accepted inconsistent entry
 ) = range(len(COUNTER_NAMES))
+CN_LAST_TORN = len(COUNTER_NAMES)  # not reported: 1 when this thread's last probe returned an inconsistent entry
+COUNTS_SIZE = len(COUNTER_NAMES) + 1
 
 
 class TableArrays(NamedTuple):
@@ -124,8 +143,8 @@ class TableArrays(NamedTuple):
 
     words: np.ndarray  # uint64[buckets * WORDS_PER_BUCKET]: key (^ data when lockless) and data word of every slot
     config: np.ndarray  # int64[CONFIG_SIZE]: CF_* slots
-    counts: np.ndarray  # int64[len(COUNTER_NAMES)]: CN_* slots
-    check: np.ndarray  # uint64[entries] in audit mode (else [1]): each slot's independent check key
+    counts: np.ndarray  # int64[COUNTS_SIZE]: CN_* slots (one array per search thread)
+    check: np.ndarray  # uint64[entries] in audit mode (each slot's independent check key) or torn audit (its seal)
     check_zobrist: np.ndarray  # uint64[ZOB_SIZE]: the audit's key set (zeros when the audit is off)
 
 
@@ -143,7 +162,7 @@ TABLE_TYPE = typeof(
     TableArrays(
         np.zeros(WORDS_PER_BUCKET, np.uint64),
         np.zeros(CONFIG_SIZE, np.int64),
-        np.zeros(len(COUNTER_NAMES), np.int64),
+        np.zeros(COUNTS_SIZE, np.int64),
         np.zeros(1, np.uint64),
         np.zeros(ZOB_SIZE, np.uint64),
     )
@@ -173,6 +192,12 @@ def lockless_mask(config):
     if config[CF_LOCKLESS] != 0:
         return np.uint64(0xFFFFFFFFFFFFFFFF)
     return np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def seal(key, data):
+    """The torn audit's check word for the pair (key, data): differs for any other pair with this key or data."""
+    return key ^ (data * np.uint64(SEAL_MULTIPLIER))
 
 
 @njit(cache=True, inline="always")
@@ -293,6 +318,8 @@ def record_cutoff(tt, key, check_key):
     tt.counts[CN_CUTOFFS] += 1
     if (tt.config[CF_AUDIT] != 0 or tt.config[CF_FORCE_EVERY] != 0) and is_false_entry(tt, key, check_key):
         tt.counts[CN_FALSE_CUTOFFS] += 1
+    if tt.counts[CN_LAST_TORN] != 0:  # only ever set by the torn audit
+        tt.counts[CN_TORN_CUTOFFS] += 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -306,10 +333,15 @@ def find(tt, key, check_key):
     returned: the search uses it exactly as it would without the audit).
     With ``CF_FORCE_EVERY`` = N, every Nth probe that finds nothing returns
     a live entry of another position instead (the lab's forced crash).
+    With ``CF_TORN`` every live slot read is tested against its seal
+    (module docstring); the thread's ``CN_LAST_TORN`` tells
+    :func:`record_cutoff` whether the entry returned was inconsistent.
     """
     config = tt.config
     counts = tt.counts
     counts[CN_PROBES] += 1
+    torn_audit = config[CF_TORN] != 0
+    counts[CN_LAST_TORN] = 0
     base = _bucket_base(tt, key)
     mask = check_mask(config)
     xor = lockless_mask(config)
@@ -323,8 +355,15 @@ def find(tt, key, check_key):
         counts[CN_COMPARED] += 1
         live = w
         live_data = data
-        if ((tt.words[w] ^ (data & xor) ^ key) & mask) == 0:
+        word0 = tt.words[w]
+        torn = torn_audit and tt.check[w >> 1] != seal(word0 ^ (data & xor), data)
+        if torn:
+            counts[CN_TORN_SEEN] += 1
+        if ((word0 ^ (data & xor) ^ key) & mask) == 0:
             counts[CN_HITS] += 1
+            if torn:
+                counts[CN_TORN_HITS] += 1
+                counts[CN_LAST_TORN] = 1
             if config[CF_AUDIT] != 0 and tt.check[w >> 1] != check_key:
                 counts[CN_FALSE_HITS] += 1
             return w, data
@@ -424,6 +463,8 @@ def store(tt, key, check_key, move, score, static_eval, depth, bound, ply):
     tt.words[w + 1] = data
     if config[CF_AUDIT] != 0:
         tt.check[w >> 1] = check_key
+    elif config[CF_TORN] != 0:
+        tt.check[w >> 1] = seal(key, data)
     tt.counts[CN_STORES] += 1
 
 
@@ -448,7 +489,9 @@ class TranspositionTable:
     independent 64-bit check key per entry so false hits can be counted;
     ``lockless`` (default) stores ``key ^ data`` in word 0 so that an entry torn
     by two threads storing at once fails its own check (off: the plain key, for
-    the lab; a single thread searches the same either way).
+    the lab; a single thread searches the same either way); ``torn_audit`` seals
+    every entry so that inconsistent (torn) entries are counted (the lab; it
+    excludes ``audit``, see the module docstring).
     """
 
     def __init__(
@@ -458,9 +501,10 @@ class TranspositionTable:
         signature_bits: int = SIGNATURE_BITS.default,
         audit: bool = False,
         lockless: bool = DEFAULT_LOCKLESS,
+        torn_audit: bool = False,
     ):
         self.config = np.zeros(CONFIG_SIZE, dtype=np.int64)
-        self.counts = np.zeros(len(COUNTER_NAMES), dtype=np.int64)
+        self.counts = np.zeros(COUNTS_SIZE, dtype=np.int64)
         self.config[CF_ENABLED] = 1
         self.config[CF_LOCKLESS] = int(lockless)
         self.words = np.zeros(WORDS_PER_BUCKET, dtype=np.uint64)
@@ -470,6 +514,7 @@ class TranspositionTable:
         self.set_policy(policy)
         self.set_signature_bits(signature_bits)
         self.audit = audit
+        self.torn_audit = torn_audit
         self.resize(size_mb)
 
     @property
@@ -482,13 +527,13 @@ class TranspositionTable:
         HASH_MB.check(size_mb)
         buckets = 1 << ((size_mb * 1024 * 1024 // BUCKET_BYTES).bit_length() - 1)
         entries = buckets * SLOTS
-        needed = buckets * BUCKET_BYTES + (8 * entries if self.audit else 0)
+        needed = buckets * BUCKET_BYTES + (8 * entries if self._uses_check_words() else 0)
         check_fits(needed, f"a {size_mb} MB hash table", freed=self.nbytes())
         previous_mb = self.size_mb
         self.words = self.check = np.zeros(0, dtype=np.uint64)  # release the old table before allocating
         try:
             self.words = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
-            self.check = np.zeros(entries if self.audit else 1, dtype=np.uint64)
+            self.check = np.zeros(entries if self._uses_check_words() else 1, dtype=np.uint64)
         except MemoryError:
             if previous_mb:
                 self.resize(previous_mb)
@@ -506,14 +551,37 @@ class TranspositionTable:
 
     @audit.setter
     def audit(self, on: bool) -> None:
-        if on and self.check.size != self.words.size // 2:
-            check_fits(self.words.nbytes // 2, "the hash audit's check keys")
-            self.check = np.zeros(self.words.size // 2, dtype=np.uint64)
+        if on and self.torn_audit:
+            raise ValueError("the false-hit audit and the torn audit share the check words: use one at a time")
+        self._check_words(on, "the hash audit's check keys")
         self.config[CF_AUDIT] = int(on)
-        if not on:
-            self.check = np.zeros(1, dtype=np.uint64)
         if on and not self.check_zobrist.any():
             self.check_zobrist = key_set("prng", AUDIT_KEY_SEED)
+
+    @property
+    def torn_audit(self) -> bool:
+        """Whether every entry is sealed so that inconsistent (torn) entries are counted (the lab)."""
+        return bool(self.config[CF_TORN])
+
+    @torn_audit.setter
+    def torn_audit(self, on: bool) -> None:
+        if on and self.audit:
+            raise ValueError("the false-hit audit and the torn audit share the check words: use one at a time")
+        if bool(on) != self.torn_audit:
+            self._check_words(on, "the torn audit's seals")
+            self.config[CF_TORN] = int(on)
+            self.clear()  # entries stored without a seal would all count as inconsistent
+
+    def _uses_check_words(self) -> bool:
+        return self.audit or self.torn_audit
+
+    def _check_words(self, on: bool, what: str) -> None:
+        """Allocate one check word per entry (``on``) or release them."""
+        if on and self.check.size != self.words.size // 2:
+            check_fits(self.words.nbytes // 2, what)
+            self.check = np.zeros(self.words.size // 2, dtype=np.uint64)
+        if not on:
+            self.check = np.zeros(1, dtype=np.uint64)
 
     @property
     def lockless(self) -> bool:
@@ -602,7 +670,7 @@ class TranspositionTable:
         self.config[CF_FORCE_EVERY] = every
 
     def counters(self) -> dict[str, int]:
-        """probes, hits, cutoffs, stores, replacements, false_hits, forced_false_hits, compared, false_cutoffs."""
+        """Every counter of :data:`COUNTER_NAMES` (probes, hits, cutoffs, ... torn_cutoffs) by name."""
         return {name: int(self.counts[i]) for i, name in enumerate(COUNTER_NAMES)}
 
     def hashfull(self) -> int:

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from transpo.lab.positions import Positions
-from transpo.settings import DEFAULT_KEY_SET, DEFAULT_POLICY, SIGNATURE_BITS
+from transpo.settings import DEFAULT_KEY_SET, DEFAULT_LOCKLESS, DEFAULT_POLICY, SIGNATURE_BITS
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -36,13 +36,17 @@ PV_KEPT = 8  # moves of the principal variation a record keeps
 
 @dataclass(frozen=True)
 class EngineSettings:
-    """The ``Engine`` a job builds (``use_tt=False``: no table at all, no probe, no store, no hash move)."""
+    """The ``Engine`` a job builds (``use_tt=False``: no table at all, no probe, no store, no hash move;
+    ``threads`` > 1: Lazy SMP on the one table; ``torn_audit``: count inconsistent entries)."""
 
     hash_mb: int = 1
     policy: str = DEFAULT_POLICY
     signature_bits: int = SIGNATURE_BITS.high
     use_tt: bool = True
     audit: bool = False
+    threads: int = 1
+    lockless: bool = DEFAULT_LOCKLESS
+    torn_audit: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,14 +151,18 @@ def make_engine(settings: EngineSettings):
     """An ``Engine`` with ``settings`` and no move overhead (the lab's searches have no GUI to wait for)."""
     from transpo.engine.engine import Engine
 
-    return Engine(
+    engine = Engine(
         hash_mb=settings.hash_mb,
         policy=settings.policy,
         signature_bits=settings.signature_bits,
         use_tt=settings.use_tt,
         audit=settings.audit,
         move_overhead=0,
+        threads=settings.threads,
+        lockless=settings.lockless,
     )
+    engine.table.torn_audit = settings.torn_audit
+    return engine
 
 
 def search(job: SearchJob) -> list[SearchRecord]:
