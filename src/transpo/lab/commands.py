@@ -17,12 +17,13 @@ EXPERIMENTS = (
     "transpo.lab.crashes",
     "transpo.lab.keyquality",
     "transpo.lab.torn",
+    "transpo.lab.games",
 )
 
 
 def add_lab_parser(subparsers: argparse._SubParsersAction, parser_class: type[argparse.ArgumentParser]) -> None:
     """Register ``lab`` and its subcommands."""
-    lab = subparsers.add_parser("lab", help="the hash lab: crash odds, false hits, table gain, key quality, torn entries")
+    lab = subparsers.add_parser("lab", help="the hash lab: crash odds, false hits, table gain, key quality, torn entries, game results")
     commands = lab.add_subparsers(dest="lab_command", parser_class=parser_class, required=True)
     for name in EXPERIMENTS:
         import_module(name).add_parser(commands)
