@@ -243,7 +243,7 @@ def common_config(args: argparse.Namespace, uses_positions: bool = True) -> Comm
         if args.limit is not None:
             positions = positions[: args.limit]
     elif args.positions is not None or args.limit is not None:
-        raise ValueError(f"lab {args.lab_command} searches no positions of a set (--positions/--limit)")
+        raise ValueError(f"lab {args.lab_command} uses no positions (--positions/--limit)")
     else:
         positions = ()
     return CommonConfig(
