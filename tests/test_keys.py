@@ -292,3 +292,12 @@ def test_unknown_combination_is_refused_in_one_line(bad):
         Position(combine=bad)
     with pytest.raises(ValueError, match="unknown key combination"):
         K.key_set("polyglot", combine=bad)
+
+
+def test_lowest_bit_of_an_additive_key_is_the_xor_keys_lowest_bit():
+    """Carries only go up: bit 0 of a sum is the XOR of bit 0 of its terms, so both keys share it everywhere."""
+    xor_pos, add_pos = Position(), Position(combine="add")
+    for move in "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8a5 c6b7 a5b5 b7a8q e8d8 g1f3 c8g4 d2d3 e7e6 e1g1".split():
+        xor_pos.push(move)
+        add_pos.push(move)
+        assert add_pos.key & 1 == xor_pos.key & 1 and add_pos.key != xor_pos.key

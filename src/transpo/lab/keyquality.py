@@ -439,7 +439,7 @@ SECTIONS: tuple[Section, ...] = (
             ("collisions", "equal keys"),
         ),
         "Hamming distance of 64-bit keys k plies apart in random playouts",
-        2,
+        3,
     ),
 )
 
