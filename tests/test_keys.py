@@ -239,12 +239,14 @@ def test_is_repetition_one_is_always_true():
 
 # --- addition instead of XOR (combine="add") ---------------------------------------------------------
 def _feature_keys(board: chess.Board, raw: np.ndarray) -> list[int]:
-    """The raw keys of a position's features, found with python-chess in PolyGlot's layout (module docstring of keys)."""
+    """The raw keys of a position's features, found with python-chess in PolyGlot's layout (see transpo.core.keys)."""
     features = [64 * (2 * (piece.piece_type - 1) + int(piece.color)) + square
                 for square, piece in board.piece_map().items()]  # fmt: skip
-    rights = (board.has_kingside_castling_rights(chess.WHITE), board.has_queenside_castling_rights(chess.WHITE),
-              board.has_kingside_castling_rights(chess.BLACK), board.has_queenside_castling_rights(chess.BLACK))  # fmt: skip
-    features += [768 + i for i, right in enumerate(rights) if right]
+    for i, color in enumerate((chess.WHITE, chess.BLACK)):
+        if board.has_kingside_castling_rights(color):
+            features.append(768 + 2 * i)
+        if board.has_queenside_castling_rights(color):
+            features.append(769 + 2 * i)
     ep = board.ep_square
     if ep is not None and chess.BB_PAWN_ATTACKS[not board.turn][ep] & board.pieces_mask(chess.PAWN, board.turn):
         features.append(772 + chess.square_file(ep))  # PolyGlot: only when a pawn of the side to move can take
@@ -297,7 +299,8 @@ def test_unknown_combination_is_refused_in_one_line(bad):
 def test_lowest_bit_of_an_additive_key_is_the_xor_keys_lowest_bit():
     """Carries only go up: bit 0 of a sum is the XOR of bit 0 of its terms, so both keys share it everywhere."""
     xor_pos, add_pos = Position(), Position(combine="add")
-    for move in "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8a5 c6b7 a5b5 b7a8q e8d8 g1f3 c8g4 d2d3 e7e6 e1g1".split():
+    line = "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8a5 c6b7 a5b5 b7a8q e8d8 g1f3 c8g4 d2d3 e7e6 e1g1"  # captures, a promotion, O-O
+    for move in line.split():
         xor_pos.push(move)
         add_pos.push(move)
         assert add_pos.key & 1 == xor_pos.key & 1 and add_pos.key != xor_pos.key

@@ -201,7 +201,7 @@ def compute_key(board, state, zob):
 
 @njit("uint64(int8[::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
 def compute_pawn_key(board, zob):
-    """The pawn key from scratch: the piece keys of the pawns alone, combined as the set says (make/unmake keep it incrementally).
+    """The pawn key from scratch: the pawns' piece keys alone, combined as the set says (make/unmake keep it).
 
     Positions with the same pawns share it, so the evaluation caches pawn
     structure under it (:mod:`transpo.engine.pawns`).

@@ -22,7 +22,8 @@ the key of what goes.  Unmake never undoes a key under either combination: the
 previous key is ``keys[ply]`` and the previous pawn key is on the undo stack, so
 taking a move back costs the same for both.  Make reads the combination once
 and each update picks ``^`` or ``+``/``-`` with it (:func:`_key_in`,
-:func:`_key_out`), so the XOR path does the same loads and XORs as before.
+:func:`_key_out`): XOR keys do the same loads and XORs as before plus that
+choice, which measured no slowdown (docs/LAB.md, "Addition instead of XOR").
 
 The key follows PolyGlot's rules: the en-passant file is part of the key only
 when a pawn of the side to move stands beside the pawn that just made a double
@@ -153,7 +154,8 @@ def _make(board, state, keys, undo, move, zob, psq):
         state[ST_COUNT + placed] += 1
     board[frm] = EMPTY
     board[to] = placed
-    key = _key_in(_key_out(key, zob[Z_PIECE + 120 * piece + frm], additive), zob[Z_PIECE + 120 * placed + to], additive)
+    key = _key_out(key, zob[Z_PIECE + 120 * piece + frm], additive)
+    key = _key_in(key, zob[Z_PIECE + 120 * placed + to], additive)
     mg += psq[placed, to, 0] - psq[piece, frm, 0]
     eg += psq[placed, to, 1] - psq[piece, frm, 1]
     phase += psq[placed, to, 2] - psq[piece, frm, 2]
@@ -179,7 +181,8 @@ def _make(board, state, keys, undo, move, zob, psq):
 
     rights = castle & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
     if rights != castle:
-        key = _key_in(_key_out(key, zob[Z_CASTLE + castle], additive), zob[Z_CASTLE + rights], additive)
+        key = _key_out(key, zob[Z_CASTLE + castle], additive)
+        key = _key_in(key, zob[Z_CASTLE + rights], additive)
         state[ST_CASTLE] = rights
 
     if flags & FLAG_DOUBLE:

@@ -269,7 +269,7 @@ def table_rows(
                     expected = expected_zero_sums(RAW_KEYS, 4, bits, end)
                 counts = {size: None if found is None else len(found) for size, found in deps.items()}
                 smallest = min((size for size, c in counts.items() if c), default=None)
-                searched = all(c is not None for c in counts.values())
+                searched = max(size for size, c in counts.items() if c is not None)  # sizes beyond: too many to list
                 examples = [
                     [key_name(int(i)) for i in subset]
                     for size in sorted(deps)
@@ -288,7 +288,7 @@ def table_rows(
                         "dependent_triples": counts[3],
                         "dependent_quads": counts[4],
                         "smallest_dependent": smallest,
-                        "smallest_text": str(smallest) if smallest or not searched else f"none <= {MAX_SUBSET}",
+                        "smallest_text": str(smallest) if smallest else f"none <= {searched}",
                         "expected_quads": expected,
                         **shared,
                         "dependent_examples": examples,

@@ -1,9 +1,10 @@
 """Running searches for the lab: a typed job, its typed records, the process pool and the warm-up.
 
 A :class:`SearchJob` names everything one engine does: the positions it searches
-in turn, the key set they are hashed with and how its keys combine (XOR or addition), the engine's settings, the limit of
-each search, an optional forced false hit every N probes, whether the table is
-kept from one position to the next, and a tag copied into every record.
+in turn, the key set they are hashed with and how its keys combine (XOR or
+addition), the engine's settings, the limit of each search, an optional forced
+false hit every N probes, whether the table is kept from one position to the
+next, and a tag copied into every record.
 :func:`search` runs a job and returns one :class:`SearchRecord` per position
 (the result and the table counters of that search alone); :func:`run_searches`
 spreads jobs over processes with :func:`run_parallel`.
