@@ -13,6 +13,7 @@ from transpo import START_FEN, Position
 from transpo.core.board import SQ64_TO_120, ST_EG, ST_MG, ST_PHASE, ST_PLY, ST_SIDE
 from transpo.core.keys import KEY_SET_NAMES, compute_key, compute_pawn_key
 from transpo.core.makemove import make_move, unmake_move
+from transpo.settings import KEY_COMBINATIONS
 
 FENS = [
     START_FEN,
@@ -35,9 +36,14 @@ PROPERTY_SETTINGS = settings(
 
 
 @PROPERTY_SETTINGS
-@given(fen=st.sampled_from(FENS), ops=OPS, key_set=st.sampled_from(KEY_SET_NAMES))
-def test_push_pop_key_matches_scratch_and_pop_restores(fen, ops, key_set):
-    p = Position.from_fen(fen, keys=key_set)
+@given(
+    fen=st.sampled_from(FENS),
+    ops=OPS,
+    key_set=st.sampled_from(KEY_SET_NAMES),
+    combine=st.sampled_from(KEY_COMBINATIONS),
+)
+def test_push_pop_key_matches_scratch_and_pop_restores(fen, ops, key_set, combine):
+    p = Position.from_fen(fen, keys=key_set, combine=combine)
     history = [snapshot(p)]
     for kind, pick in ops:
         moves = p.legal_moves()
@@ -54,7 +60,7 @@ def test_push_pop_key_matches_scratch_and_pop_restores(fen, ops, key_set):
             history.append(snapshot(p))
         assert p.key == int(compute_key(p.board, p.state, p.zobrist))
         assert p.pawn_key == int(compute_pawn_key(p.board, p.zobrist))  # the pawn hash's key, kept the same way
-        assert Position.from_fen(p.fen(), keys=key_set).key == p.key
+        assert Position.from_fen(p.fen(), keys=key_set, combine=combine).key == p.key
         assert int(p.keys[p.state[ST_PLY]]) == p.key
     while p.moves:
         p.pop()
@@ -153,11 +159,12 @@ def test_long_game_push_pop_round_trip():
         assert_same_snapshot(snapshot(p), start)
 
 
+@pytest.mark.parametrize("combine", KEY_COMBINATIONS)
 @pytest.mark.parametrize("fen", [fen for fen in FENS if not Position.from_fen(fen).is_check()])
-def test_null_move_key_matches_scratch_and_unmake_restores(fen):
+def test_null_move_key_matches_scratch_and_unmake_restores(fen, combine):
     from transpo.core.makemove import make_null, unmake_null
 
-    p = Position.from_fen(fen)
+    p = Position.from_fen(fen, combine=combine)
     board, state, key = p.board.copy(), p.state.copy(), p.key
     make_null(p.state, p.keys, p.undo, p.zobrist)
     assert p.turn != "wb"[int(state[ST_SIDE])]

@@ -235,3 +235,72 @@ def test_is_repetition_one_is_always_true():
     assert p.is_repetition(1)
     p.push("e2e4")
     assert p.is_repetition(1)
+
+
+# --- addition instead of XOR (combine="add") ---------------------------------------------------------
+def _feature_keys(board: chess.Board, raw: np.ndarray) -> list[int]:
+    """The raw keys of a position's features, found with python-chess in PolyGlot's layout (see transpo.core.keys)."""
+    features = [64 * (2 * (piece.piece_type - 1) + int(piece.color)) + square
+                for square, piece in board.piece_map().items()]  # fmt: skip
+    for i, color in enumerate((chess.WHITE, chess.BLACK)):
+        if board.has_kingside_castling_rights(color):
+            features.append(768 + 2 * i)
+        if board.has_queenside_castling_rights(color):
+            features.append(769 + 2 * i)
+    ep = board.ep_square
+    if ep is not None and chess.BB_PAWN_ATTACKS[not board.turn][ep] & board.pieces_mask(chess.PAWN, board.turn):
+        features.append(772 + chess.square_file(ep))  # PolyGlot: only when a pawn of the side to move can take
+    if board.turn == chess.WHITE:
+        features.append(780)
+    return [int(raw[i]) for i in features]
+
+
+@pytest.mark.parametrize("name", K.KEY_SET_NAMES)
+def test_additive_key_is_the_sum_of_the_same_features(name):
+    """Along PolyGlot's test lines, the XOR of the features is the known key and their sum mod 2^64 the additive one."""
+    raw = K.raw_key_set(name)
+    for moves, _ in POLYGLOT_SPEC:
+        board, xor_pos, add_pos = chess.Board(), Position(keys=name), Position(keys=name, combine="add")
+        for move in moves.split():
+            board.push_uci(move)
+            xor_pos.push(move)
+            add_pos.push(move)
+        features = _feature_keys(board, raw)
+        by_xor = 0
+        for key in features:
+            by_xor ^= key
+        assert xor_pos.key == by_xor
+        assert add_pos.key == sum(features) % (1 << 64)
+        assert add_pos.pawn_key == sum(int(raw[64 * int(p.color) + s]) for s, p in board.piece_map().items()
+                                       if p.piece_type == chess.PAWN) % (1 << 64)  # fmt: skip
+
+
+def test_additive_expansion_sums_the_castling_keys():
+    raw, zob = K.raw_key_set("polyglot"), K.key_set("polyglot", combine="add")
+    assert zob[K.Z_COMBINE] == K.COMBINE_ADD and K.key_set("polyglot")[K.Z_COMBINE] == K.COMBINE_XOR
+    assert int(zob[K.Z_CASTLE + 15]) == sum(int(k) for k in raw[768:772]) % (1 << 64)
+    assert int(zob[K.Z_CASTLE + 0b0101]) == (int(raw[768]) + int(raw[770])) % (1 << 64)
+    np.testing.assert_array_equal(zob[: K.Z_CASTLE], K.key_set("polyglot")[: K.Z_CASTLE])  # the same piece keys
+
+
+def test_default_combination_is_xor_and_polyglot_compatible():
+    assert Position().combine == "xor" and Position().key == POLYGLOT_SPEC[0][1]
+    assert Position(combine="add").key != Position().key
+
+
+@pytest.mark.parametrize("bad", ["mul", "XOR", "", None])
+def test_unknown_combination_is_refused_in_one_line(bad):
+    with pytest.raises(ValueError, match=r"^unknown key combination .*; choose one of xor, add$"):
+        Position(combine=bad)
+    with pytest.raises(ValueError, match="unknown key combination"):
+        K.key_set("polyglot", combine=bad)
+
+
+def test_lowest_bit_of_an_additive_key_is_the_xor_keys_lowest_bit():
+    """Carries only go up: bit 0 of a sum is the XOR of bit 0 of its terms, so both keys share it everywhere."""
+    xor_pos, add_pos = Position(), Position(combine="add")
+    line = "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8a5 c6b7 a5b5 b7a8q e8d8 g1f3 c8g4 d2d3 e7e6 e1g1"  # captures, a promotion, O-O
+    for move in line.split():
+        xor_pos.push(move)
+        add_pos.push(move)
+        assert add_pos.key & 1 == xor_pos.key & 1 and add_pos.key != xor_pos.key

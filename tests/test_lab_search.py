@@ -69,6 +69,38 @@ def test_errors_command(tmp_path):
     assert "slope_per_comparison_mle" in report["summary"]
 
 
+def test_errors_command_side_by_side_xor_and_add(tmp_path, capsys):
+    report = run_lab(tmp_path, "errors", "--limit", "2", "--depth", "4", "--bits", "8,12", "--hash-mb", "1",
+                     "--policies", "always", "--combine", "xor,add")  # fmt: skip
+    assert report["config"]["combine"] == ["xor", "add"] and "XOR" in report["config"]["check_key"]
+    widths = rows_of(report, "width")
+    assert [(r["bits"], r["combine"]) for r in widths] == [(8, "xor"), (8, "add"), (12, "xor"), (12, "add")]
+    for row in widths:
+        assert row["predicted"] == pytest.approx(row["other_compared"] * 2.0 ** -row["bits"])
+    positions = rows_of(report, "position")
+    assert {r["combine"] for r in positions} == {"xor", "add"} and len(positions) == 2 * 4
+    for combine in ("xor", "add"):
+        assert f"measured_over_predicted_{combine}" in report["summary"]
+    assert "slope_ols_always_1MB_add" in report["summary"]
+    assert " add " in capsys.readouterr().out
+
+
+def test_search_job_hashes_with_its_combination():
+    """A job's searches use its key combination: each matches a search by hand with it, and the two differ."""
+    fen, name = DEFAULT_POSITIONS[1]
+    settings = EngineSettings(hash_mb=1, policy="always", signature_bits=8, audit=True)
+    seen = {}
+    for combine in ("xor", "add"):
+        job = SearchJob(positions=((fen, name),), limit=SearchLimit(depth=5), combine=combine, engine=settings)
+        record = search(job)[0]
+        engine = Engine(hash_mb=1, policy="always", signature_bits=8, audit=True, move_overhead=0)
+        result = engine.search(Position.from_fen(fen, combine=combine), Limits(depth=5))
+        assert (record.nodes, record.best_move) == (result.nodes, result.best_move)
+        assert record.counters == engine.table.counters()
+        seen[combine] = (record.nodes, record.counters["compared"])
+    assert seen["xor"] != seen["add"]  # other keys, other table traffic
+
+
 def test_tt_gain_command(tmp_path):
     report = run_lab(tmp_path, "tt-gain", "--limit", "2", "--depths", "3", "--hash-mb", "1",
                      "--policies", "bucket,always", "--fine70-seconds", "2")  # fmt: skip
@@ -108,6 +140,9 @@ def test_crashes_command(tmp_path):
 def test_bad_options_are_one_line_errors(capsys):
     assert main(["lab", "errors", "--bits", "4", "--limit", "1"]) == 2
     assert "signature bits" in capsys.readouterr().err
+    assert main(["lab", "errors", "--combine", "xor,sub", "--limit", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown key combination 'sub'; choose one of xor, add" in err and "Traceback" not in err
     assert main(["lab", "crashes", "--depth", "0", "--limit", "1"]) == 2
 
 

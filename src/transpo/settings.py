@@ -17,6 +17,10 @@ START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 KEY_SET_NAMES = ("polyglot", "prng", "knuth")
 DEFAULT_KEY_SET = "polyglot"
 DEFAULT_PRNG_SEED = 0x5452414E53504F  # "TRANSPO" in ASCII
+# How the keys of a position's features are combined into its key: XOR (Zobrist, PolyGlot) or
+# 64-bit wrapping addition (a lab option; the opening book needs XOR).
+KEY_COMBINATIONS = ("xor", "add")
+DEFAULT_COMBINE = "xor"
 
 # --- transposition table (transpo.engine.table) --------------------------------
 POLICIES = ("always", "depth", "two-tier", "bucket")  # replacement policies; the index is stored in the table

@@ -18,9 +18,20 @@ For the hot path a set is expanded into one flat ``uint64[ZOB_SIZE]`` array
 indexed by mailbox squares and piece codes::
 
     Z_PIECE + 120 * piece_code + square   piece keys (1920 slots, zero for unused codes)
-    Z_CASTLE + rights                      XOR of the castling keys of a 4-bit rights mask
+    Z_CASTLE + rights                      the castling keys of a 4-bit rights mask, combined
     Z_EP + file                            en-passant file keys
     Z_SIDE                                 the white-to-move key
+    Z_COMBINE                              how keys combine: COMBINE_XOR (0) or COMBINE_ADD (1)
+
+The key of a position combines the keys of its features (pieces on squares,
+castling rights, en-passant file, white to move).  Zobrist and PolyGlot combine
+them by XOR; the lab can ask for 64-bit wrapping addition instead (David
+Eppstein's lecture notes, 1997, suggest it would do as well; see docs/LAB.md).
+The combination travels with the expanded set, in its ``Z_COMBINE`` slot, so
+every compiled function that hashes already has it and no signature changes; an
+additive set's castling slots hold sums instead of XORs.  Under addition a
+feature's key is added when the feature appears and subtracted when it goes, all
+modulo 2^64 (uint64 arithmetic wraps).
 """
 
 from __future__ import annotations
@@ -31,7 +42,14 @@ import numpy as np
 from numba import njit
 
 from transpo.core.board import PAWN, SQ64_TO_120, ST_CASTLE, ST_EP, ST_SIDE
-from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, KEY_SET_NAMES, check_choice
+from transpo.settings import (
+    DEFAULT_COMBINE,
+    DEFAULT_KEY_SET,
+    DEFAULT_PRNG_SEED,
+    KEY_COMBINATIONS,
+    KEY_SET_NAMES,
+    check_choice,
+)
 
 RAW_KEYS = 781
 
@@ -39,7 +57,11 @@ Z_PIECE = 0
 Z_CASTLE = 16 * 120
 Z_EP = Z_CASTLE + 16
 Z_SIDE = Z_EP + 8
-ZOB_SIZE = Z_SIDE + 1
+Z_COMBINE = Z_SIDE + 1
+ZOB_SIZE = Z_COMBINE + 1
+
+COMBINE_XOR = 0  # the Z_COMBINE value of each name in transpo.settings.KEY_COMBINATIONS
+COMBINE_ADD = 1
 
 MASK64 = (1 << 64) - 1
 
@@ -113,8 +135,14 @@ def raw_key_set(name: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> n
     return np.array([(draws[2 * i] << 32) | draws[2 * i + 1] for i in range(RAW_KEYS)], dtype=np.uint64)
 
 
-def expand(raw: np.ndarray) -> np.ndarray:
-    """Lay a 781-key set out for mailbox squares and piece codes (see module docstring)."""
+def check_combine(combine: str) -> str:
+    """``combine`` if it names a key combination (``xor`` or ``add``); otherwise a one-line ValueError."""
+    return check_choice("key combination", combine, KEY_COMBINATIONS)
+
+
+def expand(raw: np.ndarray, combine: str = DEFAULT_COMBINE) -> np.ndarray:
+    """Lay a 781-key set out for mailbox squares and piece codes, combined by ``combine`` (see module docstring)."""
+    additive = check_combine(combine) == "add"
     zob = np.zeros(ZOB_SIZE, dtype=np.uint64)
     for color in (0, 1):
         for kind in range(1, 7):
@@ -123,48 +151,67 @@ def expand(raw: np.ndarray) -> np.ndarray:
             for s64 in range(64):
                 zob[Z_PIECE + 120 * code + SQ64_TO_120[s64]] = raw[64 * polyglot_kind + s64]
     for rights in range(16):
-        value = np.uint64(0)
+        value = 0  # a Python int: numpy would warn when the sum wraps
         for bit in range(4):
             if rights & (1 << bit):
-                value ^= raw[768 + bit]
+                key = int(raw[768 + bit])
+                value = (value + key) & MASK64 if additive else value ^ key
         zob[Z_CASTLE + rights] = value
     zob[Z_EP : Z_EP + 8] = raw[772:780]
     zob[Z_SIDE] = raw[780]
+    zob[Z_COMBINE] = COMBINE_ADD if additive else COMBINE_XOR
     return zob
 
 
-def key_set(name: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED) -> np.ndarray:
-    """The expanded ``uint64[ZOB_SIZE]`` array of a named key set."""
-    return expand(raw_key_set(name, seed))
+def key_set(name: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED, combine: str = DEFAULT_COMBINE) -> np.ndarray:
+    """The expanded ``uint64[ZOB_SIZE]`` array of a named key set, combined by ``combine`` (``xor`` or ``add``)."""
+    return expand(raw_key_set(name, seed), combine)
 
 
 @njit("uint64(int8[::1], int64[::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
 def compute_key(board, state, zob):
-    """The key of a position computed from scratch (make/unmake keep it incrementally)."""
-    key = np.uint64(0)
+    """The key of a position computed from scratch (make/unmake keep it incrementally).
+
+    Both combinations are accumulated (two instructions per feature) and the set's one is
+    returned: simpler than a branch per feature, and this runs only outside the search's
+    inner loop (a new position, the audit's check key).
+    """
+    by_xor = np.uint64(0)
+    by_sum = np.uint64(0)
     for sq in range(21, 99):
         p = board[sq]
         if p > 0:
-            key ^= zob[Z_PIECE + 120 * p + sq]
-    key ^= zob[Z_CASTLE + state[ST_CASTLE]]
+            z = zob[Z_PIECE + 120 * p + sq]
+            by_xor ^= z
+            by_sum += z
+    z = zob[Z_CASTLE + state[ST_CASTLE]]
+    by_xor ^= z
+    by_sum += z
     ep = state[ST_EP]
     if ep != 0:
-        key ^= zob[Z_EP + (ep - 21) % 10]
+        z = zob[Z_EP + (ep - 21) % 10]
+        by_xor ^= z
+        by_sum += z
     if state[ST_SIDE] == 0:
-        key ^= zob[Z_SIDE]
-    return key
+        z = zob[Z_SIDE]
+        by_xor ^= z
+        by_sum += z
+    return by_sum if zob[Z_COMBINE] == np.uint64(COMBINE_ADD) else by_xor
 
 
 @njit("uint64(int8[::1], uint64[::1])", cache=True, nogil=True, _nrt=False)
 def compute_pawn_key(board, zob):
-    """The pawn key from scratch: the XOR of the piece keys of the pawns alone (make/unmake keep it incrementally).
+    """The pawn key from scratch: the pawns' piece keys alone, combined as the set says (make/unmake keep it).
 
     Positions with the same pawns share it, so the evaluation caches pawn
     structure under it (:mod:`transpo.engine.pawns`).
     """
-    key = np.uint64(0)
+    by_xor = np.uint64(0)
+    by_sum = np.uint64(0)
     for sq in range(21, 99):
         p = board[sq]
         if p > 0 and (p & 7) == PAWN:
-            key ^= zob[Z_PIECE + 120 * p + sq]
-    return key
+            z = zob[Z_PIECE + 120 * p + sq]
+            by_xor ^= z
+            by_sum += z
+    return by_sum if zob[Z_COMBINE] == np.uint64(COMBINE_ADD) else by_xor

@@ -1,4 +1,4 @@
-"""Make and unmake moves on the array board, updating the Zobrist key by XOR (numba).
+"""Make and unmake moves on the array board, updating the Zobrist key (numba).
 
 Make pushes what cannot be recomputed onto the undo stack, writes the new key
 into ``keys[ply + 1]``, keeps the pawn-only key ``state[ST_PAWN_KEY]`` the same
@@ -15,6 +15,15 @@ only for the table it is given.  So whoever evaluates computes them once with
 so its sums stay 0, and perft pays nothing), and
 :meth:`~transpo.core.position.Position.snapshot` hands the engine copies of the
 arrays with the sums refreshed for the engine's table.
+
+The keys combine as the key set says (:mod:`transpo.core.keys`): by XOR, or by
+64-bit wrapping addition, where make adds the key of what appears and subtracts
+the key of what goes.  Unmake never undoes a key under either combination: the
+previous key is ``keys[ply]`` and the previous pawn key is on the undo stack, so
+taking a move back costs the same for both.  Make reads the combination once
+and each update picks ``^`` or ``+``/``-`` with it (:func:`_key_in`,
+:func:`_key_out`): XOR keys do the same loads and XORs as before plus that
+choice, which measured no slowdown (docs/LAB.md, "Addition instead of XOR").
 
 The key follows PolyGlot's rules: the en-passant file is part of the key only
 when a pawn of the side to move stands beside the pawn that just made a double
@@ -54,7 +63,7 @@ from transpo.core.board import (
     UN_PAWN_KEY,
     UN_PHASE,
 )
-from transpo.core.keys import Z_CASTLE, Z_EP, Z_PIECE, Z_SIDE
+from transpo.core.keys import COMBINE_ADD, Z_CASTLE, Z_COMBINE, Z_EP, Z_PIECE, Z_SIDE
 from transpo.core.moves import FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, move_flags, move_from, move_promo, move_to
 
 
@@ -67,6 +76,32 @@ from transpo.core.moves import FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, move_flags, mo
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _key_in(key, z, additive):
+    """``key`` with the feature key ``z`` put in: added under addition, XORed otherwise."""
+    return key + z if additive else key ^ z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _key_out(key, z, additive):
+    """``key`` with the feature key ``z`` taken out: subtracted under addition, XORed otherwise."""
+    return key - z if additive else key ^ z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_additive(zob):
+    """True if the expanded key set ``zob`` combines by addition."""
+    return zob[Z_COMBINE] == np.uint64(COMBINE_ADD)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pass_turn(key, zob, mover, additive):
+    """``key`` after ``mover`` hands the turn over: the white-to-move key goes if White moved, comes if Black did."""
+    if mover == 0:
+        return _key_out(key, zob[Z_SIDE], additive)
+    return _key_in(key, zob[Z_SIDE], additive)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _make(board, state, keys, undo, move, zob, psq):
     ply = state[ST_PLY]
     us = state[ST_SIDE]
@@ -75,6 +110,7 @@ def _make(board, state, keys, undo, move, zob, psq):
     promo = move_promo(move)
     flags = move_flags(move)
     key = keys[ply]
+    additive = _is_additive(zob)
     castle = state[ST_CASTLE]
     ep = state[ST_EP]
     # The evaluation sums are updated in locals and stored once at the end.
@@ -92,7 +128,7 @@ def _make(board, state, keys, undo, move, zob, psq):
     pawn_key = np.uint64(state[ST_PAWN_KEY])  # the int64 slot holds the key's 64 bits
 
     if ep != 0:
-        key ^= zob[Z_EP + (ep - 21) % 10]
+        key = _key_out(key, zob[Z_EP + (ep - 21) % 10], additive)
         state[ST_EP] = 0
 
     cap_sq = to
@@ -102,13 +138,13 @@ def _make(board, state, keys, undo, move, zob, psq):
     undo[ply, UN_CAPTURED] = captured
     if captured != EMPTY:
         board[cap_sq] = EMPTY
-        key ^= zob[Z_PIECE + 120 * captured + cap_sq]
+        key = _key_out(key, zob[Z_PIECE + 120 * captured + cap_sq], additive)
         mg -= psq[captured, cap_sq, 0]
         eg -= psq[captured, cap_sq, 1]
         phase -= psq[captured, cap_sq, 2]
         state[ST_COUNT + captured] -= 1
         if (captured & 7) == PAWN:
-            pawn_key ^= zob[Z_PIECE + 120 * captured + cap_sq]
+            pawn_key = _key_out(pawn_key, zob[Z_PIECE + 120 * captured + cap_sq], additive)
 
     piece = board[frm]
     placed = piece
@@ -118,16 +154,17 @@ def _make(board, state, keys, undo, move, zob, psq):
         state[ST_COUNT + placed] += 1
     board[frm] = EMPTY
     board[to] = placed
-    key ^= zob[Z_PIECE + 120 * piece + frm] ^ zob[Z_PIECE + 120 * placed + to]
+    key = _key_out(key, zob[Z_PIECE + 120 * piece + frm], additive)
+    key = _key_in(key, zob[Z_PIECE + 120 * placed + to], additive)
     mg += psq[placed, to, 0] - psq[piece, frm, 0]
     eg += psq[placed, to, 1] - psq[piece, frm, 1]
     phase += psq[placed, to, 2] - psq[piece, frm, 2]
 
     kind = piece & 7
     if kind == PAWN:
-        pawn_key ^= zob[Z_PIECE + 120 * piece + frm]
+        pawn_key = _key_out(pawn_key, zob[Z_PIECE + 120 * piece + frm], additive)
         if promo == 0:
-            pawn_key ^= zob[Z_PIECE + 120 * piece + to]
+            pawn_key = _key_in(pawn_key, zob[Z_PIECE + 120 * piece + to], additive)
     if kind == KING:
         state[ST_KING + us] = to
         if flags & FLAG_CASTLE:
@@ -136,14 +173,16 @@ def _make(board, state, keys, undo, move, zob, psq):
             rook_to = to - 1 if to > frm else to + 1
             board[rook_from] = EMPTY
             board[rook_to] = rook
-            key ^= zob[Z_PIECE + 120 * rook + rook_from] ^ zob[Z_PIECE + 120 * rook + rook_to]
+            key = _key_out(key, zob[Z_PIECE + 120 * rook + rook_from], additive)
+            key = _key_in(key, zob[Z_PIECE + 120 * rook + rook_to], additive)
             mg += psq[rook, rook_to, 0] - psq[rook, rook_from, 0]
             eg += psq[rook, rook_to, 1] - psq[rook, rook_from, 1]
             phase += psq[rook, rook_to, 2] - psq[rook, rook_from, 2]
 
     rights = castle & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
     if rights != castle:
-        key ^= zob[Z_CASTLE + castle] ^ zob[Z_CASTLE + rights]
+        key = _key_out(key, zob[Z_CASTLE + castle], additive)
+        key = _key_in(key, zob[Z_CASTLE + rights], additive)
         state[ST_CASTLE] = rights
 
     if flags & FLAG_DOUBLE:
@@ -152,7 +191,7 @@ def _make(board, state, keys, undo, move, zob, psq):
         if board[to - 1] == enemy_pawn or board[to + 1] == enemy_pawn:
             new_ep = (frm + to) >> 1
             state[ST_EP] = new_ep
-            key ^= zob[Z_EP + (new_ep - 21) % 10]
+            key = _key_in(key, zob[Z_EP + (new_ep - 21) % 10], additive)
 
     if kind == PAWN or captured != EMPTY:
         state[ST_HALFMOVE] = 0
@@ -164,7 +203,7 @@ def _make(board, state, keys, undo, move, zob, psq):
     state[ST_PHASE] = phase
     state[ST_PAWN_KEY] = np.int64(pawn_key)
     state[ST_SIDE] = 1 - us
-    keys[ply + 1] = key ^ zob[Z_SIDE]
+    keys[ply + 1] = _pass_turn(key, zob, us, additive)
     state[ST_PLY] = ply + 1
 
 
@@ -234,14 +273,16 @@ def make_null(state, keys, undo, zob):
     """Pass the move (null-move pruning): flip the side, clear en passant."""
     ply = state[ST_PLY]
     key = keys[ply]
+    additive = _is_additive(zob)
     undo[ply, UN_EP] = state[ST_EP]
     undo[ply, UN_HALFMOVE] = state[ST_HALFMOVE]
     if state[ST_EP] != 0:
-        key ^= zob[Z_EP + (state[ST_EP] - 21) % 10]
+        key = _key_out(key, zob[Z_EP + (state[ST_EP] - 21) % 10], additive)
         state[ST_EP] = 0
     state[ST_HALFMOVE] += 1
-    state[ST_SIDE] = 1 - state[ST_SIDE]
-    keys[ply + 1] = key ^ zob[Z_SIDE]
+    us = state[ST_SIDE]
+    state[ST_SIDE] = 1 - us
+    keys[ply + 1] = _pass_turn(key, zob, us, additive)
     state[ST_PLY] = ply + 1
 
 

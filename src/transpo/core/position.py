@@ -37,11 +37,11 @@ from transpo.core.board import (
     new_arrays,
 )
 from transpo.core.fen import InvalidFEN, format_fen, parse_fen
-from transpo.core.keys import MASK64, compute_key, compute_pawn_key, key_set
+from transpo.core.keys import MASK64, check_combine, compute_key, compute_pawn_key, key_set
 from transpo.core.makemove import EMPTY_PSQ, is_repetition, make_move, refresh_sums, unmake_move
 from transpo.core.movegen import generate_moves, in_check, is_attacked
 from transpo.core.moves import move_to_uci
-from transpo.settings import DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, START_FEN
+from transpo.settings import DEFAULT_COMBINE, DEFAULT_KEY_SET, DEFAULT_PRNG_SEED, START_FEN
 
 __all__ = ["Position", "IllegalMove", "InvalidFEN", "Status", "START_FEN"]
 
@@ -76,9 +76,9 @@ def _refuse_check_on_side_not_to_move(board: np.ndarray, state: np.ndarray) -> N
 
 
 @lru_cache(maxsize=None)
-def _shared_key_set(name: str, seed: int) -> np.ndarray:
-    """One expanded table per key set, shared by all positions (never written)."""
-    return key_set(name, seed)
+def _shared_key_set(name: str, seed: int, combine: str) -> np.ndarray:
+    """One expanded table per key set and combination, shared by all positions (never written)."""
+    return key_set(name, seed, combine)
 
 
 class Position:
@@ -97,14 +97,19 @@ class Position:
         keys: str = DEFAULT_KEY_SET,
         seed: int = DEFAULT_PRNG_SEED,
         clean_castling: bool = False,
+        combine: str = DEFAULT_COMBINE,
     ) -> None:
         """The position of ``fen`` (default: the start position), hashed with key set ``keys``.
 
+        ``combine`` is how the feature keys make the position's key: ``"xor"`` (Zobrist's
+        and PolyGlot's way, the default; the opening book needs it) or ``"add"`` (64-bit
+        wrapping addition, a hash-lab option); anything else is a ValueError.
         With ``clean_castling`` a castling right whose king or rook is not at home
         is dropped instead of refused (as python-chess's ``Board(fen)`` does); the
         letters dropped are in :attr:`dropped_castling`.
         """
-        self.zobrist = _shared_key_set(keys, seed)
+        self.combine = check_combine(combine)
+        self.zobrist = _shared_key_set(keys, seed, combine)
         dropped: list[str] | None = [] if clean_castling else None
         board, state = parse_fen(fen, dropped)
         self.dropped_castling = "".join(dropped or ())  # castling rights the FEN gave and the board contradicts
@@ -119,10 +124,15 @@ class Position:
 
     @classmethod
     def from_fen(
-        cls, fen: str, keys: str = DEFAULT_KEY_SET, seed: int = DEFAULT_PRNG_SEED, clean_castling: bool = False
+        cls,
+        fen: str,
+        keys: str = DEFAULT_KEY_SET,
+        seed: int = DEFAULT_PRNG_SEED,
+        clean_castling: bool = False,
+        combine: str = DEFAULT_COMBINE,
     ) -> Position:
         """The position described by ``fen``; raises :class:`InvalidFEN` naming the fault."""
-        return cls(fen, keys, seed, clean_castling)
+        return cls(fen, keys, seed, clean_castling, combine)
 
     def copy(self) -> Position:
         """An independent copy, history included."""
@@ -145,7 +155,7 @@ class Position:
     # --- queries -------------------------------------------------------------
     @property
     def key(self) -> int:
-        """The 64-bit Zobrist key of the position."""
+        """The 64-bit Zobrist key of the position (combined as :attr:`combine` says)."""
         return int(self.keys[self.state[ST_PLY]])
 
     @property
@@ -154,7 +164,10 @@ class Position:
         return int(self.state[ST_PAWN_KEY]) & MASK64
 
     def key_with(self, zobrist: np.ndarray) -> int:
-        """The key of this position under another expanded key set (:func:`transpo.core.keys.key_set`), from scratch."""
+        """The key of this position under another expanded key set (:func:`transpo.core.keys.key_set`), from scratch.
+
+        The key set carries its own combination, so this also gives the additive key of an XOR position and back.
+        """
         return int(compute_key(self.board, self.state, zobrist))
 
     @property

@@ -151,7 +151,7 @@ class Book:
         return found
 
     def entries(self, position: Position) -> list[BookEntry]:
-        """The legal book moves of ``position`` (hashed with the PolyGlot key set, the default), in file order."""
+        """The legal book moves of ``position`` (PolyGlot key set and XOR combination, the defaults), in file order."""
         return self.lookup(position.key, position.legal_moves(), king_square(position))
 
     def pick(self, position: Position, mode: str = "weighted", rng: random.Random | None = None) -> str | None:

@@ -37,6 +37,19 @@ Only the signature width changes the odds of a comparison; the table size and
 replacement policy change how many comparisons with *other* positions there
 are (a sparse table has few), which is why the rates per probe, per node and
 per second differ between configurations while the rate per comparison does not.
+
+Addition instead of XOR
+-----------------------
+``--combine xor,add`` runs every configuration twice, once with the positions'
+keys combined by XOR and once by 64-bit wrapping addition (Eppstein's remark,
+docs/LAB.md), and prints the two rows side by side.  The prediction is the same
+for both: two positions that share a bucket agree in the low index bits, and
+the odds that their top ``b`` bits agree as well are ``2**-b`` if the keys behave
+like random numbers, however they were combined.  The audit's check key stays
+XOR over its own independent key set: it only has to tell whether two entries
+belong to the same position, for which any independent 64-bit key will do, and
+one yardstick for both columns means a difference between them cannot come from
+the check.
 """
 
 from __future__ import annotations
@@ -52,6 +65,7 @@ from transpo.lab.options import (
     SEARCH_SEED_HELP,
     Bounds,
     CommonConfig,
+    add_combine_list,
     add_common_options,
     add_key_option,
     add_list_option,
@@ -92,10 +106,17 @@ class ErrorsConfig:
     limit: SearchLimit
     fresh: bool  # clear the table before every position (default: keep it, as in a game)
     keys: str
+    combines: tuple[str, ...] = ("xor",)  # key combinations, each measured beside the other
 
-    def variants(self) -> list[tuple[str, int, int]]:
-        """(policy, MB, bits) of every measured configuration, in table order."""
-        return [(policy, mb, bits) for policy in self.policies for mb in self.hash_mb for bits in self.bits]
+    def variants(self) -> list[tuple[str, str, int, int]]:
+        """(combination, policy, MB, bits) of every measured configuration, in table order (combinations adjacent)."""
+        return [
+            (combine, policy, mb, bits)
+            for policy in self.policies
+            for mb in self.hash_mb
+            for bits in self.bits
+            for combine in self.combines
+        ]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -121,6 +142,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                        help="fixed time per position instead of a depth")  # fmt: skip
     parser.add_argument("--fresh", action="store_true", help="clear the table before every position")
     add_key_option(parser)
+    add_combine_list(parser, "the searched positions' keys (the audit's check key is XOR)")
     add_common_options(parser, SEARCH_SEED_HELP)
     parser.set_defaults(func=run)
 
@@ -140,11 +162,12 @@ def configure(args: argparse.Namespace) -> ErrorsConfig:
         limit=limit,
         fresh=args.fresh,
         keys=args.keys,
+        combines=tuple(dict.fromkeys(args.combine)),
     )
 
 
 def search_jobs(config: ErrorsConfig) -> list[SearchJob]:
-    """One job per (policy, size, width): all positions in turn on one audited engine."""
+    """One job per (combination, policy, size, width): all positions in turn on one audited engine."""
     return [
         SearchJob(
             positions=config.common.positions,
@@ -152,23 +175,25 @@ def search_jobs(config: ErrorsConfig) -> list[SearchJob]:
             engine=EngineSettings(hash_mb=mb, policy=policy, signature_bits=bits, audit=True),
             keys=config.keys,
             seed=config.common.seed,
+            combine=combine,
             carry_table=not config.fresh,
-            tag={"policy": policy, "hash_mb": mb, "bits": bits},
+            tag={"combine": combine, "policy": policy, "hash_mb": mb, "bits": bits},
         )
-        for policy, mb, bits in config.variants()
+        for combine, policy, mb, bits in config.variants()
     ]
 
 
 def build_report(config: ErrorsConfig, results: Sequence[Sequence[SearchRecord]]) -> Report:
     """The report of a run: one ``width`` row per configuration, the summary, and the per-position records."""
-    rows = [width_row(policy, mb, bits, records) for (policy, mb, bits), records in zip(config.variants(), results)]
+    rows = [width_row(*variant, records) for variant, records in zip(config.variants(), results, strict=True)]
     records = [{**record.row(), "section": "position"} for job in results for record in job]
     report_config = {
         "bits": list(config.bits), "hash_mb": list(config.hash_mb), "policies": list(config.policies),
         "depth": config.limit.depth, "movetime_ms": config.limit.movetime_ms,
         "table": "fresh per position" if config.fresh else "kept across positions", "keys": config.keys,
+        "combine": list(config.combines),
         **positions_config(config.common),
-        "check_key": "independent 64-bit prng key set (Engine audit mode)",
+        "check_key": "independent 64-bit prng key set, combined by XOR (Engine audit mode)",
         "prediction": "(compared - (hits - false_hits)) * 2**-min(bits, 64 - index_bits)",
     }  # fmt: skip
     return make_report("errors", report_config, rows + records, summarize(config, rows))
@@ -177,7 +202,7 @@ def build_report(config: ErrorsConfig, results: Sequence[Sequence[SearchRecord]]
 def sections(config: ErrorsConfig) -> list[Section]:
     """The printed table: measured false hits beside the prediction, per configuration."""
     columns = [
-        ("policy", "policy"), ("hash_mb", "MB"), ("bits", "bits"), ("probes", "probes"),
+        ("combine", "combine"), ("policy", "policy"), ("hash_mb", "MB"), ("bits", "bits"), ("probes", "probes"),
         ("other_compared", "cmp other"), ("false_hits", "false"), ("predicted", "pred"),
         ("ratio", "meas/pred"),
     ]  # fmt: skip
@@ -204,10 +229,10 @@ def print_rates(rows: Sequence[Row]) -> None:
     from rich.table import Table
 
     table = Table(title="False-hit rates: measured (predicted)")
-    for heading in ("policy", "MB", "bits", "per probe", "per hit", "per node", "per second"):
+    for heading in ("combine", "policy", "MB", "bits", "per probe", "per hit", "per node", "per second"):
         table.add_column(heading, justify="right")
     for r in rows:
-        cells = [r["policy"], str(r["hash_mb"]), str(r["bits"])]
+        cells = [r["combine"], r["policy"], str(r["hash_mb"]), str(r["bits"])]
         for unit in ("probe", "hit", "node", "second"):
             cells.append(f"{_two_digits(r[f'fh_per_{unit}'])} ({_two_digits(r[f'pred_per_{unit}'])})")
         table.add_row(*cells)
@@ -221,7 +246,7 @@ def _two_digits(value: float | None) -> str:
     return "0" if value == 0 else f"{value:.2g}"
 
 
-def width_row(policy: str, mb: int, bits: int, records: Sequence[SearchRecord]) -> Row:
+def width_row(combine: str, policy: str, mb: int, bits: int, records: Sequence[SearchRecord]) -> Row:
     """One configuration summed over its positions: counts, false hits, the prediction and every rate."""
     group = [record.row() for record in records]
     names = ("nodes", "probes", "hits", "compared", "false_hits", "stores", "replacements", "time_ms")
@@ -238,6 +263,7 @@ def width_row(policy: str, mb: int, bits: int, records: Sequence[SearchRecord]) 
 
     row = {
         "section": "width",
+        "combine": combine,
         "policy": policy,
         "hash_mb": mb,
         "bits": bits,
@@ -270,11 +296,32 @@ def width_row(policy: str, mb: int, bits: int, records: Sequence[SearchRecord]) 
     return row
 
 
+PER_COMBINATION = (
+    "slope_per_comparison_mle",
+    "slope_per_comparison_se",
+    "false_hits_total",
+    "predicted_total",
+    "measured_over_predicted",
+)  # the summary figures given per key combination too
+
+
 def summarize(config: ErrorsConfig, rows: Sequence[Row]) -> dict[str, Any]:
     """Fitted slopes (log2 false hits per added bit; expect -1), and measured against predicted in total.
 
     Rows whose signature overlaps the index bits are left out: their comparisons are not ``2**-bits`` trials.
+    The figures cover every row (one intercept per combination and table); with more than one key
+    combination the headline figures of each follow, suffixed ``_xor``, ``_add``.
     """
+    summary = _figures(config, rows)
+    if len(config.combines) > 1:
+        for combine in config.combines:
+            mine = _figures(config, [r for r in rows if r["combine"] == combine])
+            summary.update({f"{name}_{combine}": mine[name] for name in PER_COMBINATION})
+    return summary
+
+
+def _figures(config: ErrorsConfig, rows: Sequence[Row]) -> dict[str, Any]:
+    """The summary figures of ``rows`` (see :func:`summarize`)."""
     summary: dict[str, Any] = {}
     usable = [r for r in rows if not r["overlap"]]
     fit = _fit_slope(usable, "other_compared")
@@ -291,11 +338,13 @@ def summarize(config: ErrorsConfig, rows: Sequence[Row]) -> dict[str, Any]:
     per_probe = _fit_slope(usable, "probes")
     summary["slope_per_probe_mle"] = per_probe[0] if per_probe else None
     nonzero = [r for r in usable if r["false_hits"] > 0]
-    for policy in config.policies:
-        for mb in config.hash_mb:
-            group = [r for r in nonzero if r["policy"] == policy and r["hash_mb"] == mb]
-            slope = ols_slope([r["bits"] for r in group], [math.log2(r["fh_per_probe"]) for r in group])
-            summary[f"slope_ols_{policy}_{mb}MB"] = slope
+    for combine in dict.fromkeys(r["combine"] for r in rows):
+        suffix = "" if combine == "xor" else f"_{combine}"  # XOR keeps the key names of the first reports
+        for policy in config.policies:
+            for mb in config.hash_mb:
+                group = [r for r in nonzero if (r["combine"], r["policy"], r["hash_mb"]) == (combine, policy, mb)]
+                slope = ols_slope([r["bits"] for r in group], [math.log2(r["fh_per_probe"]) for r in group])
+                summary[f"slope_ols_{policy}_{mb}MB{suffix}"] = slope
     measured = sum(r["false_hits"] for r in usable)
     predicted = sum(r["predicted"] for r in usable)
     summary["false_hits_total"] = measured
@@ -311,7 +360,7 @@ def _fit_slope(rows: Sequence[Row], trials: str) -> tuple[float, float, float] |
         [r["compared_bits"] for r in rows],
         [r["false_hits"] for r in rows],
         [r[trials] for r in rows],
-        [(r["policy"], r["hash_mb"]) for r in rows],
+        [(r["combine"], r["policy"], r["hash_mb"]) for r in rows],
     )
 
 
@@ -321,13 +370,15 @@ def plot_errors(report: Report, path: str) -> None:
 
     rows = section(report, "width")
     fig, (ax_count, ax_rate) = plt.subplots(1, 2, figsize=(13, 5.5))
-    groups = sorted({(r["policy"], r["hash_mb"]) for r in rows})
+    groups = list(dict.fromkeys((r["combine"], r["policy"], r["hash_mb"]) for r in rows))
+    several = len({combine for combine, _, _ in groups}) > 1
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, (policy, mb) in enumerate(groups):
+    for i, (combine, policy, mb) in enumerate(groups):
         color = colors[i % len(colors)]
-        group = sorted((r for r in rows if r["policy"] == policy and r["hash_mb"] == mb), key=lambda r: r["bits"])
+        mine = (r for r in rows if (r["combine"], r["policy"], r["hash_mb"]) == (combine, policy, mb))
+        group = sorted(mine, key=lambda r: r["bits"])
         bits = [r["bits"] for r in group]
-        label = f"{policy}, {mb} MB"
+        label = f"{combine}, {policy}, {mb} MB" if several else f"{policy}, {mb} MB"
         seen = [r for r in group if r["false_hits"] > 0]
         ax_count.errorbar(
             [r["bits"] for r in seen],

@@ -41,9 +41,11 @@ import numpy as np
 
 from transpo.core.keys import RAW_KEYS, key_set, raw_key_set
 from transpo.core.position import Position
+from transpo.lab.keysums import expected_zero_sums, zero_sum_subsets
 from transpo.lab.options import (
     Bounds,
     CommonConfig,
+    add_combine_list,
     add_common_options,
     add_list_option,
     checked,
@@ -230,71 +232,102 @@ def key_name(index: int) -> str:
     return "white to move"
 
 
-def table_rows(name: str, keys: np.ndarray, widths: Sequence[int], complexity: np.ndarray) -> list[Row]:
-    """Per width and end of one key set: rank, dependent subsets, distances, balance, linear complexity."""
+def table_rows(
+    name: str, keys: np.ndarray, widths: Sequence[int], complexity: np.ndarray, combines: Sequence[str] = ("xor",)
+) -> list[Row]:
+    """Per width, end and key combination of one key set: rank, dependent sets, distances, balance, linear complexity.
+
+    An ``xor`` row counts sets whose XOR is zero and gives the GF(2) rank; an ``add`` row counts sets
+    with a zero signed sum in the sense of :mod:`transpo.lab.keysums` (rank: None, an XOR notion).
+    Distances, balance and complexity describe the key set itself and are the same in both rows.
+    """
     rows = []
     for bits in widths:
         for end in ("high", "low") if bits < 64 else ("full",):
             t = truncate(keys, bits, end)
-            deps = dependent_subsets(t)
-            counts = {size: len(found) for size, found in deps.items()}
-            smallest = min((size for size, c in counts.items() if c), default=None)
             distances = pairwise_hamming(t)
             balance = bit_balance(t, bits)
             columns = range(64 - bits, 64) if end == "high" else range(bits)
-            examples = [[key_name(int(i)) for i in subset] for size in sorted(deps) for subset in deps[size][:3]][:6]
-            rows.append(
-                {
-                    "section": "table",
-                    "key_set": name,
-                    "bits": bits,
-                    "end": end,
-                    "rank": gf2_rank(t),
-                    "zero_keys": counts[1],
-                    "equal_pairs": counts[2],
-                    "dependent_triples": counts[3],
-                    "dependent_quads": counts[4],
-                    "smallest_dependent": smallest,
-                    "smallest_text": str(smallest) if smallest else f"none <= {MAX_SUBSET}",
-                    "expected_quads": math.comb(RAW_KEYS, 4) / 2.0**bits,
-                    "min_hamming": int(distances.min()),
-                    "mean_hamming": float(distances.mean()),
-                    "max_bit_deviation": float(np.abs(balance - 0.5).max()),
-                    "max_bit_z": float(np.abs(balance - 0.5).max() / math.sqrt(0.25 / len(t))),
-                    "balance_p": balance_p_value(balance, len(t)),
-                    "lag_triple_mean_weight": float(popcount(lag_triples(t)).mean()),
-                    "ones_fraction": balance.tolist(),
-                    "min_linear_complexity": int(complexity[list(columns)].min()),
-                    "dependent_examples": examples,
-                }
-            )
+            shared = {
+                "min_hamming": int(distances.min()),
+                "mean_hamming": float(distances.mean()),
+                "max_bit_deviation": float(np.abs(balance - 0.5).max()),
+                "max_bit_z": float(np.abs(balance - 0.5).max() / math.sqrt(0.25 / len(t))),
+                "balance_p": balance_p_value(balance, len(t)),
+                "lag_triple_mean_weight": float(popcount(lag_triples(t)).mean()),
+                "ones_fraction": balance.tolist(),
+                "min_linear_complexity": int(complexity[list(columns)].min()),
+            }
+            for combine in combines:
+                if combine == "xor":
+                    deps: dict[int, np.ndarray | None] = dict(dependent_subsets(t))
+                    rank: int | None = gf2_rank(t)
+                    expected = math.comb(RAW_KEYS, 4) / 2.0**bits
+                else:
+                    deps = zero_sum_subsets(keys, bits, end)
+                    rank = None
+                    expected = expected_zero_sums(RAW_KEYS, 4, bits, end)
+                counts = {size: None if found is None else len(found) for size, found in deps.items()}
+                smallest = min((size for size, c in counts.items() if c), default=None)
+                searched = max(size for size, c in counts.items() if c is not None)  # sizes beyond: too many to list
+                examples = [
+                    [key_name(int(i)) for i in subset]
+                    for size in sorted(deps)
+                    for subset in (deps[size][:3] if deps[size] is not None else [])
+                ][:6]
+                rows.append(
+                    {
+                        "section": "table",
+                        "key_set": name,
+                        "bits": bits,
+                        "end": end,
+                        "combine": combine,
+                        "rank": rank,
+                        "zero_keys": counts[1],
+                        "equal_pairs": counts[2],
+                        "dependent_triples": counts[3],
+                        "dependent_quads": counts[4],
+                        "smallest_dependent": smallest,
+                        "smallest_text": str(smallest) if smallest else f"none <= {searched}",
+                        "expected_quads": expected,
+                        **shared,
+                        "dependent_examples": examples,
+                    }
+                )
     return rows
 
 
-def _table_task(item: tuple[str, int, tuple[int, ...]]) -> tuple[list[Row], list[int]]:
-    """The table rows and column complexities of one key set (name, prng seed, widths), for the process pool."""
-    name, key_seed, widths = item
+def _table_task(item: tuple[str, int, tuple[int, ...], tuple[str, ...]]) -> tuple[list[Row], list[int]]:
+    """The table rows and column complexities of one key set (name, prng seed, widths, combinations), for the pool."""
+    name, key_seed, widths, combines = item
     keys = raw_key_set(name, key_seed)
     complexity = column_complexities(keys)
-    return table_rows(name, keys, widths, complexity), complexity.tolist()
+    return table_rows(name, keys, widths, complexity, combines), complexity.tolist()
 
 
 # --- distances along games -----------------------------------------------------------
 
 
-def playout(item: tuple[str, int, int, int, tuple[str, ...], int]) -> dict[str, Any]:
-    """One seeded random legal playout: the position identities and the 64-bit keys under every key set."""
-    fen, seed, game, plies, names, key_seed = item
+Series = tuple[str, str]  # (key set, key combination): one sequence of keys along the games
+
+
+def playout(item: tuple[str, int, int, int, tuple[Series, ...], int]) -> dict[str, Any]:
+    """One seeded random legal playout: the position identities and the 64-bit keys of every series.
+
+    ``item`` is (FEN, seed, game number, plies, series, prng key seed); the keys are in
+    ``["keys"][(key set, combination)]``.
+    """
+    fen, seed, game, plies, series, key_seed = item
     rng = random.Random(f"{seed}:{game}")
-    zobs = {name: key_set(name, key_seed) for name in names}
+    zobs = {pair: key_set(pair[0], key_seed, pair[1]) for pair in series}
     pos = Position(fen)
     ids: list[str] = []
-    keys: dict[str, list[int]] = {name: [] for name in names}
+    keys: dict[Series, list[int]] = {pair: [] for pair in series}
 
     def record() -> None:
         ids.append(" ".join(pos.fen().split()[:4]))
-        for name in names:
-            keys[name].append(pos.key_with(zobs[name]))
+        for pair in series:
+            keys[pair].append(pos.key_with(zobs[pair]))
 
     record()
     for _ in range(plies):
@@ -307,9 +340,9 @@ def playout(item: tuple[str, int, int, int, tuple[str, ...], int]) -> dict[str, 
 
 
 def distance_rows(
-    games: list[dict[str, Any]], names: Sequence[str], distances: Sequence[int], seed: int, random_pairs: int
+    games: list[dict[str, Any]], series: Sequence[Series], distances: Sequence[int], seed: int, random_pairs: int
 ) -> list[Row]:
-    """Per key set and ply gap (and ``random``: pairs from different games): Hamming distances of the keys.
+    """Per series (key set, combination) and ply gap (and ``random``: pairs from different games): Hamming distances.
 
     ``seed`` seeds the choice of the random pairs.
     """
@@ -322,7 +355,8 @@ def distance_rows(
     b = rng.integers(0, len(owner), random_pairs)
     keep = owner[a] != owner[b]
     a, b = a[keep], b[keep]
-    for name in names:
+    for pair in series:
+        name, combine = pair
         for k in list(distances) + ["random"]:
             same = 0
             values = []
@@ -332,10 +366,10 @@ def distance_rows(
                     if gi["ids"][ply[i]] == gj["ids"][ply[j]]:
                         same += 1
                         continue
-                    values.append((gi["keys"][name][ply[i]] ^ gj["keys"][name][ply[j]]).bit_count())
+                    values.append((gi["keys"][pair][ply[i]] ^ gj["keys"][pair][ply[j]]).bit_count())
             else:
                 for g in games:
-                    ids, keys = g["ids"], g["keys"][name]
+                    ids, keys = g["ids"], g["keys"][pair]
                     for t in range(len(ids) - k):
                         if ids[t] == ids[t + k]:
                             same += 1  # the same position again (a repetition): distance 0 by definition
@@ -347,6 +381,7 @@ def distance_rows(
                 {
                     "section": "games",
                     "key_set": name,
+                    "combine": combine,
                     "k": k,
                     "pairs": len(d),
                     "repeated_positions": same,
@@ -370,10 +405,12 @@ SECTIONS: tuple[Section, ...] = (
             ("key_set", "key set"),
             ("bits", "bits"),
             ("end", "end"),
+            ("combine", "combine"),
             ("rank", "GF(2) rank"),
-            ("equal_pairs", "equal pairs"),
-            ("dependent_triples", "a^b=c"),
-            ("dependent_quads", "a^b=c^d"),
+            ("equal_pairs", "2-sets"),
+            ("dependent_triples", "3-sets"),
+            ("dependent_quads", "4-sets"),
+            ("expected_quads", "4-sets if uniform"),
             ("smallest_text", "smallest dependent"),
             ("min_hamming", "min dist"),
             ("mean_hamming", "mean dist"),
@@ -381,13 +418,17 @@ SECTIONS: tuple[Section, ...] = (
             ("balance_p", "balance χ² p"),
             ("min_linear_complexity", "min column LC"),
         ),
-        "The 781 keys as bit vectors (high = top bits: signature; low = bottom bits: index)",
-        3,
+        (
+            "The 781 keys (high = top bits: signature; low = bottom bits: index). Dependent k-sets: "
+            "XOR zero (xor rows); a signed sum zero, mod 2^b for low, within ±2^(64-b) for high (add rows)"
+        ),
+        4,
     ),
     (
         "games",
         (
             ("key_set", "key set"),
+            ("combine", "combine"),
             ("k", "plies apart"),
             ("pairs", "pairs"),
             ("repeated_positions", "repeats skipped"),
@@ -398,6 +439,7 @@ SECTIONS: tuple[Section, ...] = (
             ("collisions", "equal keys"),
         ),
         "Hamming distance of 64-bit keys k plies apart in random playouts",
+        3,
     ),
 )
 
@@ -407,10 +449,12 @@ def plot_keys(report: dict[str, Any], path: str) -> None:
     plt = pyplot()
 
     rows = [r for r in report["rows"] if r["section"] == "games"]
-    names = list(dict.fromkeys(r["key_set"] for r in rows))
+    series = list(dict.fromkeys((r["key_set"], r["combine"]) for r in rows))
+    several = len({combine for _, combine in series}) > 1
+    names = [f"{name} {combine}" if several else name for name, combine in series]
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
-    for number, name in enumerate(names):
-        mine = [r for r in rows if r["key_set"] == name and r["pairs"]]
+    for number, (name, pair) in enumerate(zip(names, series, strict=True)):
+        mine = [r for r in rows if (r["key_set"], r["combine"]) == pair and r["pairs"]]
         labels = [str(r["k"]) for r in mine]
         x = np.arange(len(mine)) + (number - (len(names) - 1) / 2) * 0.12
         left.errorbar(
@@ -431,8 +475,8 @@ def plot_keys(report: dict[str, Any], path: str) -> None:
     left.set_title("Does closeness in the game matter?")
     left.legend(fontsize=7, ncol=2, loc="lower right")
     bins = np.arange(65)
-    for number, name in enumerate(names):
-        first = next(r for r in rows if r["key_set"] == name and r["k"] == rows[0]["k"])
+    for number, (name, pair) in enumerate(zip(names, series, strict=True)):
+        first = next(r for r in rows if (r["key_set"], r["combine"]) == pair and r["k"] == rows[0]["k"])
         hist = np.array(first["histogram"], dtype=float)
         if hist.sum():
             right.step(bins, hist / hist.sum(), where="mid", color=f"C{number}", label=f"{name}, k = {first['k']}")
@@ -456,6 +500,7 @@ class KeysConfig:
     common: CommonConfig
     key_sets: tuple[str, ...]
     key_seed: int  # of the prng key set
+    combines: tuple[str, ...]  # key combinations, measured side by side
     widths: tuple[int, ...]
     distances: tuple[int, ...]
     games: int
@@ -469,6 +514,7 @@ def configure(args: argparse.Namespace) -> KeysConfig:
         common=common_config(args),
         key_sets=tuple(dict.fromkeys(args.key_sets)),
         key_seed=args.key_seed,
+        combines=tuple(dict.fromkeys(args.combine)),
         widths=tuple(args.widths),
         distances=tuple(args.distances),
         games=args.games,
@@ -485,7 +531,9 @@ def build_report(config: KeysConfig) -> Report:
         "key_sets": names,
         "key_seed": config.key_seed,
         "widths": list(config.widths),
+        "combine": list(config.combines),
         "truncation": "high = key >> (64 - b) (signature bits), low = key & (2^b - 1) (index bits)",
+        "add_dependence": "signed sum of the keys = 0 mod 2^b (low, full); |signed sum| < 2^(64 - b) (high)",
         "max_subset": MAX_SUBSET,
         "distances": list(config.distances),
         "games": config.games,
@@ -498,30 +546,39 @@ def build_report(config: KeysConfig) -> Report:
     }
     jobs = config.common.jobs
     widths = tuple(sorted(set(config.widths)))
-    measured = run_parallel(_table_task, [(name, config.key_seed, widths) for name in names], jobs, "key tables")
+    tasks = [(name, config.key_seed, widths, config.combines) for name in names]
+    measured = run_parallel(_table_task, tasks, jobs, "key tables")
     rows: list[Row] = [row for table, _ in measured for row in table]
     complexity = {name: np.array(c) for name, (_, c) in zip(names, measured, strict=True)}
+    series = tuple((name, combine) for name in names for combine in config.combines)
     items = [
-        (positions[g % len(positions)][0], config.common.seed, g, config.plies, tuple(names), config.key_seed)
+        (positions[g % len(positions)][0], config.common.seed, g, config.plies, series, config.key_seed)
         for g in range(config.games)
     ]
     games = run_parallel(playout, items, jobs, "random playouts")
-    rows += distance_rows(games, names, config.distances, config.common.seed, config.random_pairs)
+    rows += distance_rows(games, series, config.distances, config.common.seed, config.random_pairs)
     return make_report("keys", report_config, rows, summarize(config, rows, complexity, games))
 
 
 def summarize(
     config: KeysConfig, rows: Sequence[Row], complexity: dict[str, np.ndarray], games: Sequence[dict[str, Any]]
 ) -> dict[str, Any]:
-    """Per key set: the 64-bit rank and smallest dependency, game distances, linear complexity, Knuth's lag triples."""
+    """Per key set: the 64-bit rank and smallest dependency, game distances, linear complexity, Knuth's lag triples.
+
+    The figures of a combination other than XOR carry its name as a suffix (``polyglot_smallest_dependent_64_add``).
+    """
     summary: dict[str, Any] = {}
     for name in config.key_sets:
-        full = [r for r in rows if r["section"] == "table" and r["key_set"] == name and r["bits"] == 64]
-        if full:
-            summary[f"{name}_rank64"] = full[0]["rank"]
-            summary[f"{name}_smallest_dependent_64"] = full[0]["smallest_text"]
-        means = [r["mean"] for r in rows if r["section"] == "games" and r["key_set"] == name and r["mean"] is not None]
-        summary[f"{name}_game_distance_mean_range"] = f"{min(means):.2f}..{max(means):.2f}"
+        for combine in config.combines:
+            suffix = "" if combine == "xor" else f"_{combine}"  # XOR keeps the key names of the first reports
+            mine = [r for r in rows if r["key_set"] == name and r["combine"] == combine]
+            full = [r for r in mine if r["section"] == "table" and r["bits"] == 64]
+            if full:
+                if full[0]["rank"] is not None:
+                    summary[f"{name}_rank64"] = full[0]["rank"]
+                summary[f"{name}_smallest_dependent_64{suffix}"] = full[0]["smallest_text"]
+            means = [r["mean"] for r in mine if r["section"] == "games" and r["mean"] is not None]
+            summary[f"{name}_game_distance_mean_range{suffix}"] = f"{min(means):.2f}..{max(means):.2f}"
         summary[f"{name}_min_column_linear_complexity"] = int(complexity[name].min())
         keys = raw_key_set(name, config.key_seed)
         summary[f"{name}_lag_24_55_triple_weight"] = float(popcount(lag_triples(keys)).mean())
@@ -545,6 +602,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_list_option(parser, "--key-sets", KEY_SET_NAMES, "key sets to measure", choice_of("key set", KEY_SET_NAMES))
     parser.add_argument("--key-seed", type=checked(parse_seed), default=DEFAULT_PRNG_SEED,
                         help="seed of the prng key set (default: the engine's)")  # fmt: skip
+    add_combine_list(parser, "the keys (xor: XOR-dependent sets and GF(2) rank; add: zero signed sums)")
     add_list_option(parser, "--widths", DEFAULT_WIDTHS, "truncation widths in bits", bounds=Bounds("width", 1, 64))
     add_list_option(parser, "--distances", DEFAULT_DISTANCES, "plies apart", bounds=Bounds("plies apart", 1))
     parser.add_argument("--games", type=int_type(Bounds("games", 1)), default=96,

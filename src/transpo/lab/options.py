@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from transpo.lab.positions import Positions, load_positions
-from transpo.settings import DEFAULT_KEY_SET, KEY_SET_NAMES, POLICIES
+from transpo.settings import DEFAULT_KEY_SET, KEY_COMBINATIONS, KEY_SET_NAMES, POLICIES
 
 DEFAULT_SEED = 1
 
@@ -182,6 +182,12 @@ def add_list_option(
 def add_policy_list(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
     """``--policies``: replacement policies of the table (``transpo.settings.POLICIES``)."""
     add_list_option(parser, "--policies", default, "replacement policies", choice_of("policy", POLICIES))
+
+
+def add_combine_list(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--combine``: how feature keys make a position's key, ``xor`` and/or ``add`` (results side by side)."""
+    add_list_option(parser, "--combine", ("xor",), f"key combinations of {what} (xor, add: 64-bit addition)",
+                    choice_of("key combination", KEY_COMBINATIONS))  # fmt: skip
 
 
 # --- output paths -----------------------------------------------------------------------

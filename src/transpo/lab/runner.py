@@ -1,9 +1,10 @@
 """Running searches for the lab: a typed job, its typed records, the process pool and the warm-up.
 
 A :class:`SearchJob` names everything one engine does: the positions it searches
-in turn, the key set they are hashed with, the engine's settings, the limit of
-each search, an optional forced false hit every N probes, whether the table is
-kept from one position to the next, and a tag copied into every record.
+in turn, the key set they are hashed with and how its keys combine (XOR or
+addition), the engine's settings, the limit of each search, an optional forced
+false hit every N probes, whether the table is kept from one position to the
+next, and a tag copied into every record.
 :func:`search` runs a job and returns one :class:`SearchRecord` per position
 (the result and the table counters of that search alone); :func:`run_searches`
 spreads jobs over processes with :func:`run_parallel`.
@@ -26,7 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from transpo.lab.positions import Positions
-from transpo.settings import DEFAULT_KEY_SET, DEFAULT_LOCKLESS, DEFAULT_POLICY, SIGNATURE_BITS
+from transpo.settings import DEFAULT_COMBINE, DEFAULT_KEY_SET, DEFAULT_LOCKLESS, DEFAULT_POLICY, SIGNATURE_BITS
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -82,6 +83,7 @@ class SearchJob:
     engine: EngineSettings = EngineSettings()
     keys: str = DEFAULT_KEY_SET
     seed: int = 1
+    combine: str = DEFAULT_COMBINE  # "xor" or "add": the search's keys (the audit's check key is XOR either way)
     forced_every: int = 0
     carry_table: bool = False
     first_index: int = 0
@@ -180,7 +182,7 @@ def search(job: SearchJob) -> list[SearchRecord]:
     for number, (fen, name) in enumerate(job.positions):
         if number and not job.carry_table:
             engine.new_game()
-        position = Position.from_fen(fen, job.keys, job.seed)
+        position = Position.from_fen(fen, job.keys, job.seed, combine=job.combine)
         before = engine.table.counters()
         started = time.perf_counter()
         result = engine.search(position, limits)
