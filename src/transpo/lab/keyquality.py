@@ -496,16 +496,16 @@ def build_report(config: KeysConfig) -> Report:
         "seed": config.common.seed,
         "jobs": config.common.jobs,
     }
-    jobs = config.common.jobs
+    placement = config.common.placement
     widths = tuple(sorted(set(config.widths)))
-    measured = run_parallel(_table_task, [(name, config.key_seed, widths) for name in names], jobs, "key tables")
+    measured = run_parallel(_table_task, [(name, config.key_seed, widths) for name in names], placement, "key tables")
     rows: list[Row] = [row for table, _ in measured for row in table]
     complexity = {name: np.array(c) for name, (_, c) in zip(names, measured, strict=True)}
     items = [
         (positions[g % len(positions)][0], config.common.seed, g, config.plies, tuple(names), config.key_seed)
         for g in range(config.games)
     ]
-    games = run_parallel(playout, items, jobs, "random playouts")
+    games = run_parallel(playout, items, placement, "random playouts")
     rows += distance_rows(games, names, config.distances, config.common.seed, config.random_pairs)
     return make_report("keys", report_config, rows, summarize(config, rows, complexity, games))
 
