@@ -62,10 +62,15 @@ def test_local_executors_give_every_job_once(executor):
 # --- Ray ------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ray_here():
-    """A Ray instance on this machine for the module (the executors join it, as ``--ray local`` would start it)."""
+    """A Ray instance on this machine for the module (the executors join it, as ``--ray local`` would start it).
+
+    Its workers get this folder on their path, so they can unpickle this module's jobs.
+    """
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    path = os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+             runtime_env={"env_vars": {"PYTHONPATH": path}})  # fmt: skip
     yield ray
     ray.shutdown()
 

@@ -333,7 +333,7 @@ class RayExecutor:
                     except ray.exceptions.RayActorError as exc:
                         # Not bad luck any more (e.g. a machine without Transpo): one line, as bad input is.
                         if runs[job] >= MAX_RUNS:
-                            reason = str(exc).strip().splitlines()[0]
+                            reason = str(exc).strip().splitlines()[-1]
                             raise ValueError(f"Ray: job {job} lost its worker {runs[job]} times: {reason}") from None
                         actor = actor_class.remote(make_worker)  # a fresh worker in place of the dead one
                         actors.append(actor)
