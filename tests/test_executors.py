@@ -164,6 +164,13 @@ def test_a_worker_killed_mid_job_has_its_job_rerun_once(ray_here, tmp_path):
     assert len({d.worker for d in done}) >= 2 and len({d.worker for d in done if d.job == 3}) == 1
 
 
+@needs_ray
+def test_an_address_nobody_answers_on_is_one_error_line(capsys):
+    assert main(["lab", "odds", "--ray", "127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: --ray 127.0.0.1:1: no Ray head answers there")
+
+
 # --- without Ray ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "argv",

@@ -43,6 +43,7 @@ Result = TypeVar("Result")
 RAY_INSTALL = "pip install -e '.[ray]'"
 POLL_S = 0.05  # how often a waiting caller looks up, so that Ctrl-C and a stop are seen at once
 MAX_RUNS = 3  # a job whose worker died this many times is an error, not bad luck
+CONNECT_TIMEOUT_S = 5.0
 
 
 class Worker(Protocol[Item, Result]):
@@ -255,6 +256,7 @@ def require_ray() -> Any:
 def connect(address: str) -> Any:
     """Join the Ray cluster at ``address`` (``local``: start one on this machine for this process); ``ray``."""
     ray = require_ray()
+    _check_reachable(address)
     if not ray.is_initialized():
         quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
         try:
@@ -265,6 +267,17 @@ def connect(address: str) -> Any:
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ValueError(f"--ray {address}: cannot reach a Ray cluster: {str(exc).splitlines()[0]}") from None
     return ray
+
+
+def _check_reachable(address: str) -> None:
+    """A ``HOST:PORT`` nobody answers on is one error line now (Ray itself would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in address:  # 'local', 'auto', 'ray://...': left to Ray
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ValueError(f"--ray {address}: no Ray head answers there ({exc.strerror or exc})") from None
 
 
 class _Actor:

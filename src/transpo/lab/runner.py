@@ -223,8 +223,9 @@ def run_parallel(
     """
     results: list[Any] = [None] * len(items)
     make_worker = partial(TaskWorker, task, setup if placement.ray is not None else None)
+    executor = placement.executor()  # before the progress: a cluster that cannot be reached is one clean line
     with JobProgress(label, len(items)) as progress:
-        for done in placement.executor().run(make_worker, items):
+        for done in executor.run(make_worker, items):
             results[done.job] = done.result
             progress.done(done)
     return results
