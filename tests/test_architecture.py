@@ -8,6 +8,8 @@
 * One boundary to compiled code per part: the lab, the CLI and the UCI module never
   name a numba-compiled function of the core or the engine (they use ``Position``,
   ``Engine`` and ``TranspositionTable``).
+* ``transpo.executors`` (where jobs run, used by both the lab and the tools) imports no
+  other Transpo module.
 * The plain-Python modules load no numba (so ``uci`` is answered at once).
 * Nothing in the repository points outside it.
 """
@@ -64,6 +66,11 @@ def test_arrows_point_down(layer, forbidden):
             assert not module.startswith(forbidden), f"{path.name} imports {module}"
 
 
+def test_the_executors_import_no_other_part():
+    for module, _ in _imports(PACKAGE / "executors.py"):
+        assert not module.startswith("transpo"), f"executors.py imports {module}"
+
+
 def test_no_experiment_imports_another():
     for path in _files("lab"):
         for module, _ in _imports(path):
@@ -89,7 +96,8 @@ def test_plain_python_modules_load_no_numba():
     code = (
         "import sys; import transpo.settings, transpo.uci, transpo.cli, transpo.core.fen, transpo.core.board; "
         "import transpo.tools.commands, transpo.tools.match, transpo.tools.stats, transpo.tools.openings; "
-        "print('numba' in sys.modules)"
+        "import transpo.executors; "
+        "print('numba' in sys.modules or 'ray' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

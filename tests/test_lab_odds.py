@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from transpo.cli import main
+from transpo.executors import Placement
 from transpo.lab import odds
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -81,7 +82,7 @@ def test_effective_signature_bits_of_our_table():
 def test_monte_carlo_is_reproducible_and_agrees():
     assert odds.first_collisions(12, 5, range(10)) == odds.first_collisions(12, 5, range(10))
     assert odds.first_collisions(12, 5, range(10)) != odds.first_collisions(12, 6, range(10))
-    rows = odds.montecarlo_rows([12], 0.95, 200, seed=3, jobs=1)
+    rows = odds.montecarlo_rows([12], 0.95, 200, seed=3, placement=Placement())
     assert rows[0]["trials"] == 200
     assert rows[0]["verdict"] == "agrees"
 

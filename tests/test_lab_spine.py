@@ -11,6 +11,7 @@ import time
 import pytest
 
 from transpo.cli import build_parser, main
+from transpo.executors import Placement
 from transpo.lab import crashes, errors, odds, tt_gain
 from transpo.lab.claims import Claim, judge, last_digit_unit
 from transpo.lab.options import parse_list
@@ -152,10 +153,10 @@ def test_seed_reaches_the_prng_key_set_of_every_search():
 
 
 def test_odds_seed_drives_the_monte_carlo():
-    first = odds.montecarlo_rows([10], 0.5, 30, seed=1, jobs=1)[0]
-    assert first == odds.montecarlo_rows([10], 0.5, 30, seed=1, jobs=1)[0]
+    first = odds.montecarlo_rows([10], 0.5, 30, seed=1, placement=Placement())[0]
+    assert first == odds.montecarlo_rows([10], 0.5, 30, seed=1, placement=Placement())[0]
     assert (
-        first["mean_first_collision"] != odds.montecarlo_rows([10], 0.5, 30, seed=2, jobs=1)[0]["mean_first_collision"]
+        first["mean_first_collision"] != odds.montecarlo_rows([10], 0.5, 30, seed=2, placement=Placement())[0]["mean_first_collision"]
     )
 
 
@@ -233,8 +234,8 @@ def test_slopes():
 
 # --- the runner --------------------------------------------------------------------------------------
 def test_run_parallel_keeps_the_order():
-    assert run_parallel(abs, [-3, -1, -2], 1, "test") == [3, 1, 2]
-    assert run_parallel(abs, [-3, -1, -2], 2, "test") == [3, 1, 2]
+    assert run_parallel(abs, [-3, -1, -2], Placement(1), "test") == [3, 1, 2]
+    assert run_parallel(abs, [-3, -1, -2], Placement(2), "test") == [3, 1, 2]
 
 
 @pytest.mark.parametrize("processes", [1, 2])
@@ -249,7 +250,7 @@ def test_search_jobs_round_trip_through_the_pool(processes):
         )
         for i in (0, 9)
     ]
-    results = run_searches(jobs, processes, "test")
+    results = run_searches(jobs, Placement(processes), "test")
     assert [len(records) for records in results] == [1, 1]
     for job, (record,) in zip(jobs, results, strict=True):
         assert isinstance(record, SearchRecord)

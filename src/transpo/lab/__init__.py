@@ -4,7 +4,7 @@ The spine, shared by every experiment:
 
 * :mod:`~transpo.lab.options` - the common options, list syntax, ranges and output paths, checked once;
 * :mod:`~transpo.lab.positions` - the built-in position set and EPD/FEN files;
-* :mod:`~transpo.lab.runner` - the typed search job and record, the process pool, the warm-up;
+* :mod:`~transpo.lab.runner` - the typed search job and record, the executor (local or Ray), the warm-up;
 * :mod:`~transpo.lab.stats` - geometric mean, Poisson intervals, slopes;
 * :mod:`~transpo.lab.claims` - claims as data and the verdicts computed from them;
 * :mod:`~transpo.lab.report` - the ``transpo-lab/1`` report, its tables, ``--json`` and ``--plot``.

@@ -184,7 +184,7 @@ def sections(config: CrashesConfig) -> list[Section]:
 def run(args: argparse.Namespace) -> None:
     """``lab crashes``: configure, search, report, print and write."""
     config = configure(args)
-    report = build_report(config, run_searches(search_jobs(config), config.common.jobs, "crashes"))
+    report = build_report(config, run_searches(search_jobs(config), config.common.placement, "crashes"))
     emit(report, config.common, sections(config), plot_crashes)
 
 

@@ -213,7 +213,7 @@ def sections(config: ErrorsConfig) -> list[Section]:
 def run(args: argparse.Namespace) -> None:
     """``lab errors``: configure, search, report, print and write."""
     config = configure(args)
-    report = build_report(config, run_searches(search_jobs(config), config.common.jobs, "errors"))
+    report = build_report(config, run_searches(search_jobs(config), config.common.placement, "errors"))
     print_rates(section(report, "width"))
     emit(report, config.common, sections(config), plot_errors)
 

@@ -122,7 +122,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def configure(args: argparse.Namespace) -> GamesConfig:
-    """The checked configuration of a ``lab games`` run (``--jobs`` games are played at once)."""
+    """The checked configuration of a ``lab games`` run (``--jobs`` games are played at once; ``--ray``: on Ray)."""
     if args.games % 2:
         raise ValueError(f"--games must be even (each opening is played with both colours), not {args.games}")
     return GamesConfig(
@@ -146,8 +146,8 @@ def match_for(config: GamesConfig) -> Match:
         options.append(f"{name}:Hash={config.hash_mb}")
         options += [f"{name}:{option}={value}" for option, value in variant_options(variant).items()]
     match_config = build_config(
-        engines, options, config.games, config.tc, openings=config.openings, concurrency=config.common.jobs,
-        pgn=config.pgn, seed=config.common.seed, draw=DRAW, resign=RESIGN,
+        engines, options, config.games, config.tc, openings=config.openings, concurrency=config.common.jobs or None,
+        pgn=config.pgn, seed=config.common.seed, draw=DRAW, resign=RESIGN, ray=config.common.ray,
     )  # fmt: skip
     return Match(match_config)
 

@@ -544,10 +544,10 @@ def build_report(config: KeysConfig) -> Report:
         "seed": config.common.seed,
         "jobs": config.common.jobs,
     }
-    jobs = config.common.jobs
+    placement = config.common.placement
     widths = tuple(sorted(set(config.widths)))
     tasks = [(name, config.key_seed, widths, config.combines) for name in names]
-    measured = run_parallel(_table_task, tasks, jobs, "key tables")
+    measured = run_parallel(_table_task, tasks, placement, "key tables")
     rows: list[Row] = [row for table, _ in measured for row in table]
     complexity = {name: np.array(c) for name, (_, c) in zip(names, measured, strict=True)}
     series = tuple((name, combine) for name in names for combine in config.combines)
@@ -555,7 +555,7 @@ def build_report(config: KeysConfig) -> Report:
         (positions[g % len(positions)][0], config.common.seed, g, config.plies, series, config.key_seed)
         for g in range(config.games)
     ]
-    games = run_parallel(playout, items, jobs, "random playouts")
+    games = run_parallel(playout, items, placement, "random playouts")
     rows += distance_rows(games, series, config.distances, config.common.seed, config.random_pairs)
     return make_report("keys", report_config, rows, summarize(config, rows, complexity, games))
 

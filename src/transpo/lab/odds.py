@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from transpo.executors import Placement
 from transpo.lab.claims import Claim, Verdict, judge
 from transpo.lab.options import (
     Bounds,
@@ -226,7 +227,9 @@ def birthday_rows(bits_list: Sequence[int], probability: float) -> list[Row]:
     return rows
 
 
-def montecarlo_rows(bits_list: Sequence[int], probability: float, trials: int, seed: int, jobs: int) -> list[Row]:
+def montecarlo_rows(
+    bits_list: Sequence[int], probability: float, trials: int, seed: int, placement: Placement
+) -> list[Row]:
     """Per width: the fraction of seeded trials that collided within the exact ``n`` for ``probability``.
 
     The verdict is "agrees" when that fraction lies within 3 standard errors of ``probability``.
@@ -238,7 +241,7 @@ def montecarlo_rows(bits_list: Sequence[int], probability: float, trials: int, s
         for bits in bits_list
         for start in range(0, trials, MC_BATCH)
     ]
-    results = run_parallel(_mc_task, items, jobs, "birthday Monte Carlo")
+    results = run_parallel(_mc_task, items, placement, "birthday Monte Carlo")
     rows = []
     for bits in bits_list:
         firsts = np.array([n for item, res in zip(items, results, strict=True) if item[0] == bits for n in res])
@@ -564,7 +567,8 @@ def build_report(config: OddsConfig) -> Report:
         "jobs": config.common.jobs,
     }
     rows = birthday_rows(config.bits, config.probability)
-    rows += montecarlo_rows(config.mc_bits, config.probability, config.trials, config.common.seed, config.common.jobs)
+    common = config.common
+    rows += montecarlo_rows(config.mc_bits, config.probability, config.trials, common.seed, common.placement)
     rows += false_hit_rows(config.signature_bits, config.nps, config.probes_per_node, config.slots, config.entries)
     rows += claim_rows()
     return make_report("odds", report_config, rows, summarize(config, rows))

@@ -10,7 +10,7 @@
   starts, not only when the run is over.
 
 :func:`add_common_options` declares ``--json``, ``--plot``, ``--positions``,
-``--limit``, ``--jobs`` and ``--seed``; :func:`common_config` turns them into a
+``--limit``, ``--jobs``, ``--ray`` and ``--seed``; :func:`common_config` turns them into a
 :class:`CommonConfig`.  What ``--seed`` seeds is the command's to say (its help).
 """
 
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from transpo.executors import RAY_INSTALL, Placement, require_ray
 from transpo.lab.positions import Positions, load_positions
 from transpo.settings import DEFAULT_KEY_SET, KEY_COMBINATIONS, KEY_SET_NAMES, POLICIES
 
@@ -215,7 +216,11 @@ def writable_path(text: str) -> str:
 # --- the common options ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class CommonConfig:
-    """The common options of a run, checked: its positions, processes, seed and output files."""
+    """The common options of a run, checked: its positions, workers, seed and output files.
+
+    ``jobs``: local processes, or with ``ray`` (a cluster address or ``local``)
+    Ray actors, 0 meaning one per CPU of the cluster.
+    """
 
     positions: Positions
     positions_file: str | None
@@ -224,6 +229,12 @@ class CommonConfig:
     seed: int
     json_path: str | None
     plot_path: str | None
+    ray: str | None = None
+
+    @property
+    def placement(self) -> Placement:
+        """Where the jobs run (``transpo.executors``)."""
+        return Placement(self.jobs, self.ray)
 
 
 def add_common_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
@@ -233,8 +244,12 @@ def add_common_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
     parser.add_argument("--plot", type=path, metavar="FILE.png", help="draw the result to a PNG file")
     parser.add_argument("--positions", metavar="FILE", help="EPD or FEN lines (default: the built-in set)")
     parser.add_argument("--limit", type=int_type(LIMIT), metavar="N", help="use only the first N positions")
-    parser.add_argument("--jobs", type=int_type(JOBS), default=1, metavar="N",
-                        help="spread the work over N processes (default 1)")  # fmt: skip
+    parser.add_argument("--jobs", type=int_type(JOBS), metavar="N",
+                        help="spread the work over N processes (default 1), or N Ray workers with --ray "
+                             "(default one per CPU of the cluster)")  # fmt: skip
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="run the jobs on the Ray cluster at ADDRESS (HOST:6379), or 'local' to start one "
+                             f"here for the run (needs the ray extra: {RAY_INSTALL})")  # fmt: skip
     parser.add_argument("--seed", type=checked(parse_seed), default=DEFAULT_SEED,
                         help=f"{seed_help} (default {DEFAULT_SEED})")  # fmt: skip
 
@@ -252,14 +267,17 @@ def common_config(args: argparse.Namespace, uses_positions: bool = True) -> Comm
         raise ValueError(f"lab {args.lab_command} uses no positions (--positions/--limit)")
     else:
         positions = ()
+    if args.ray is not None:
+        require_ray()  # now, not after the positions are read and the engine loaded
     return CommonConfig(
         positions=positions,
         positions_file=args.positions,
         limit=args.limit,
-        jobs=args.jobs,
+        jobs=args.jobs if args.jobs is not None else 0 if args.ray is not None else 1,
         seed=args.seed,
         json_path=args.json,
         plot_path=args.plot,
+        ray=args.ray,
     )
 
 

@@ -1,4 +1,4 @@
-"""Running searches for the lab: a typed job, its typed records, the process pool and the warm-up.
+"""Running searches for the lab: a typed job, its typed records, the executor and the warm-up.
 
 A :class:`SearchJob` names everything one engine does: the positions it searches
 in turn, the key set they are hashed with and how its keys combine (XOR or
@@ -7,7 +7,8 @@ false hit every N probes, whether the table is kept from one position to the
 next, and a tag copied into every record.
 :func:`search` runs a job and returns one :class:`SearchRecord` per position
 (the result and the table counters of that search alone); :func:`run_searches`
-spreads jobs over processes with :func:`run_parallel`.
+spreads jobs over an executor (``transpo.executors``: local threads or processes,
+or Ray actors that warm the compiled engine once) with :func:`run_parallel`.
 
 The lab reaches the compiled engine only through ``Position``, ``Engine`` (and
 its ``table``) and ``Limits``.
@@ -15,17 +16,13 @@ its ``table``) and ``Limits``.
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+from transpo.executors import JobProgress, Placement, TaskWorker
 from transpo.lab.positions import Positions
 from transpo.settings import DEFAULT_COMBINE, DEFAULT_KEY_SET, DEFAULT_LOCKLESS, DEFAULT_POLICY, SIGNATURE_BITS
 
@@ -207,87 +204,38 @@ def search(job: SearchJob) -> list[SearchRecord]:
     return records
 
 
-def run_searches(jobs: Sequence[SearchJob], processes: int, label: str) -> list[list[SearchRecord]]:
-    """:func:`search` for every job, over ``processes`` processes, with a progress bar; results in job order."""
-    return run_parallel(search, jobs, processes, label)
+def run_searches(jobs: Sequence[SearchJob], placement: Placement, label: str) -> list[list[SearchRecord]]:
+    """:func:`search` for every job where ``placement`` says, with a progress bar; results in job order."""
+    return run_parallel(search, jobs, placement, label, setup=warm_up)
 
 
-INTERRUPT_POLL_S = 0.05  # how often the main thread looks up from waiting, so that Ctrl-C is seen at once
+def run_parallel(
+    task: Callable[[Item], Result],
+    items: Sequence[Item],
+    placement: Placement,
+    label: str,
+    setup: Callable[[], None] | None = None,
+) -> list[Result]:
+    """``[task(item) for item in items]`` where ``placement`` says, with a progress bar (jobs per worker) on stderr.
 
-
-def run_parallel(task: Callable[[Item], Result], items: Sequence[Item], processes: int, label: str) -> list[Result]:
-    """``[task(item) for item in items]`` with a progress bar on stderr, over ``processes`` processes if > 1.
-
-    ``task`` must be a module-level function (it is pickled for the workers);
-    results keep the order of ``items``.
+    ``task`` and ``setup`` must be module-level functions (they are pickled for
+    the workers); ``setup`` runs once per Ray actor, before its first job (the
+    local workers run it lazily inside ``task``, as :func:`search` does, so a
+    local run is what it always was).  Results keep the order of ``items``,
+    whichever executor ran them.
 
     Ctrl-C stops the run at once, with a KeyboardInterrupt in the calling thread
-    and no traceback from anywhere else: the workers ignore SIGINT (a terminal
-    sends it to the whole process group) and are terminated; with one process the
-    work runs in a daemon thread, since a compiled search holds no Python frame that
-    a KeyboardInterrupt could stop, and the main thread only waits for it.
+    and no traceback from anywhere else: pool workers ignore SIGINT (a terminal
+    sends it to the whole process group) and are terminated; Ray actors are
+    killed; one local worker runs in a daemon thread, since a compiled search
+    holds no Python frame that a KeyboardInterrupt could stop, and the calling
+    thread only waits for it.
     """
     results: list[Any] = [None] * len(items)
-    with _progress() as progress:
-        bar = progress.add_task(label, total=len(items))
-        if processes <= 1:
-            _run_in_thread(task, items, results, lambda: progress.advance(bar))
-        else:
-            pool = multiprocessing.Pool(processes, initializer=_ignore_sigint)
-            try:
-                tasks = [(task, i, item) for i, item in enumerate(items)]
-                for i, result in pool.imap_unordered(_indexed, tasks):
-                    results[i] = result
-                    progress.advance(bar)
-                pool.close()
-            except BaseException:
-                pool.terminate()
-                raise
-            finally:
-                pool.join()
+    make_worker = partial(TaskWorker, task, setup if placement.ray is not None else None)
+    executor = placement.executor()  # before the progress: a cluster that cannot be reached is one clean line
+    with JobProgress(label, len(items)) as progress:
+        for done in executor.run(make_worker, items):
+            results[done.job] = done.result
+            progress.done(done)
     return results
-
-
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's business (it terminates the pool)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _indexed(job: tuple[Callable[[Any], Any], int, Any]) -> tuple[int, Any]:
-    """``(i, task(item))`` for a pool worker (module level, so it pickles)."""
-    task, i, item = job
-    return i, task(item)
-
-
-def _run_in_thread(
-    task: Callable[[Any], Any], items: Sequence[Any], results: list[Any], advance: Callable[[], None]
-) -> None:
-    """Fill ``results`` with ``task(item)`` in a daemon thread; the calling thread waits in short, interruptible slices."""
-    failure: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            for i, item in enumerate(items):
-                results[i] = task(item)
-                advance()
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            failure.append(exc)
-
-    thread = threading.Thread(target=work, name="transpo-lab", daemon=True)
-    thread.start()
-    while thread.is_alive():
-        thread.join(INTERRUPT_POLL_S)
-    if failure:
-        raise failure[0]
-
-
-def _progress() -> Progress:
-    """A transient progress bar on stderr (stdout carries the tables)."""
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )

@@ -30,15 +30,16 @@ choose other moves for reasons of their own (a different tree), so the table
 shows root changes in all searches beside those in searches that cut off on an
 inconsistent entry.
 
-The searches run one after another (``--jobs`` is not used): the threads of one
-search need the cores to themselves, or they would rarely store at once.
+The searches run one after another (``--jobs`` is not used; with ``--ray``, on
+one actor): the threads of one search need the cores to themselves, or they
+would rarely store at once.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from transpo.lab.options import (
@@ -221,7 +222,8 @@ def sections(config: TornConfig) -> list[Section]:
 def run(args: argparse.Namespace) -> None:
     """``lab torn``: configure, search (one search at a time), report, print and write."""
     config = configure(args)
-    report = build_report(config, run_searches(search_jobs(config), 1, "torn"))
+    placement = replace(config.common.placement, workers=1)  # one search at a time: its threads need the cores
+    report = build_report(config, run_searches(search_jobs(config), placement, "torn"))
     emit(report, config.common, sections(config), plot_torn)
 
 

@@ -203,8 +203,8 @@ def run(args: argparse.Namespace) -> None:
     """``lab tt-gain``: configure, search (fresh, game, Fine #70), report, print and write."""
     config = configure(args)
     fresh, games = fresh_jobs(config), game_jobs(config)
-    results = run_searches(fresh + games, config.common.jobs, "tt-gain")
-    fine70 = run_parallel(fine70_search, fine70_jobs(config), config.common.jobs, "tt-gain: Fine #70")
+    results = run_searches(fresh + games, config.common.placement, "tt-gain")
+    fine70 = run_parallel(fine70_search, fine70_jobs(config), config.common.placement, "tt-gain: Fine #70")
     report = build_report(config, results[: len(fresh)], results[len(fresh) :], fine70)
     emit(report, config.common, sections(config), plot_tt_gain)
 

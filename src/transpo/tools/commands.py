@@ -18,7 +18,7 @@ def cmd_match(args: argparse.Namespace) -> None:
     config = build_config(
         args.engine, args.option, args.games, args.tc, openings=args.openings, concurrency=args.concurrency,
         pgn=args.pgn, json=args.json, sprt=args.sprt, seed=args.seed, margin_s=args.margin,
-        draw=args.draw_adjudication, resign=args.resign_adjudication,
+        draw=args.draw_adjudication, resign=args.resign_adjudication, ray=args.ray,
     )  # fmt: skip
     match = Match(config)
     args.run_interruptible(match.run, match.interrupt)
@@ -106,7 +106,11 @@ def add_tool_parsers(sub, run_interruptible: Callable) -> None:
     match.add_argument("--games", type=int, default=20, help="games per pairing (default 20; even: whole pairs)")
     match.add_argument("--tc", default="10+0.1", help="BASE+INC seconds (default 10+0.1)")
     match.add_argument("--openings", metavar="FILE", help="EPD or PGN openings (default: the shipped 150 positions)")
-    match.add_argument("--concurrency", type=int, default=1, metavar="K", help="games at once (default 1)")
+    match.add_argument("--concurrency", type=int, metavar="K",
+                       help="games at once (default 1; with --ray, one per CPU of the cluster)")  # fmt: skip
+    match.add_argument("--ray", metavar="ADDRESS",
+                       help="play the games on the Ray cluster at ADDRESS (HOST:6379), or 'local' to start one here "
+                            "for the match (needs the ray extra: pip install -e '.[ray]')")  # fmt: skip
     match.add_argument("--pgn", metavar="OUT", help="write the games here (PGN)")
     match.add_argument("--json", metavar="OUT", help="write config, games and summary here")
     match.add_argument("--sprt", metavar="SPEC", help="e.g. elo0=0,elo1=5,alpha=0.05,beta=0.05: stop at a bound")

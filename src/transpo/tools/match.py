@@ -31,7 +31,6 @@ import datetime
 import json
 import math
 import os
-import queue
 import random
 import shlex
 import shutil
@@ -40,7 +39,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
@@ -48,6 +49,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from transpo.executors import JobProgress, Placement, require_ray
 from transpo.tools.openings import Opening, load_openings
 from transpo.tools.stats import SprtConfig, Tally, format_elo, sprt_verdict
 
@@ -112,6 +114,7 @@ class MatchConfig:
     margin_s: float = DEFAULT_MARGIN_S
     draw: Adjudication = Adjudication()
     resign: Adjudication = Adjudication()
+    ray: str | None = None  # a Ray cluster's address, or "local"; None: threads on this machine
 
     @property
     def tc(self) -> str:
@@ -185,9 +188,14 @@ def build_config(engines: list[str], options: list[str], games: int, tc: str, **
         opts[engine][option] = _option_value(value)
     if games < 1:
         raise ValueError("--games must be >= 1")
-    concurrency = int(rest.pop("concurrency", 1) or 1)  # type: ignore[arg-type]
-    if concurrency < 1:
+    ray = rest.get("ray")
+    if ray is not None:
+        require_ray()  # now: a one-line error before any engine starts
+    given = rest.pop("concurrency", None)
+    if given is not None and int(given) < 1:  # type: ignore[call-overload]
         raise ValueError("--concurrency must be >= 1")
+    # Not given: one game at a time here, or with Ray one per CPU of the cluster (0).
+    concurrency = int(given) if given is not None else 0 if ray is not None else 1  # type: ignore[call-overload]
     margin = float(rest.pop("margin_s", DEFAULT_MARGIN_S))  # type: ignore[arg-type]
     if not margin >= 0:
         raise ValueError("--margin must be >= 0 seconds")
@@ -419,6 +427,79 @@ def _adjudicate(game: GameResult, board: chess.Board, scores: list[int | None], 
     return False
 
 
+@dataclass(frozen=True)
+class GameJob:
+    """One game of the schedule, fixed before the first is played: its number, pairing, pair, colours, opening."""
+
+    index: int
+    pairing: int
+    pair: int
+    k: int  # 0: the pairing's first engine is White; 1: it is Black
+    opening_number: int
+    opening: Opening  # carried along: a worker on another machine need not read the openings file
+
+
+@dataclass
+class GameOutcome:
+    """What a worker hands back for one game: the game, and the engine restarts it cost."""
+
+    game: GameResult
+    restarts: dict[str, int]
+
+
+class GameWorker:
+    """Plays whole games (a :class:`transpo.executors.Worker`): starts the engines it needs and keeps them."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+        self.players: dict[str, Player] = {}
+        self.halt = threading.Event()
+        self.lock = threading.Lock()
+
+    def _player(self, number: int) -> Player:
+        config = self.config.engines[number]
+        with self.lock:
+            player = self.players.get(config.name)
+            if player is None:
+                player = self.players[config.name] = Player(config)
+        if player.engine is None:
+            player.start()
+        return player
+
+    def __call__(self, job: GameJob) -> GameOutcome:
+        a, b = self.config.pairings[job.pairing]
+        first, second = self._player(a), self._player(b)
+        white, black = (first, second) if job.k == 0 else (second, first)
+        before = {p.name: p.restarts for p in (first, second)}
+        game = GameResult(
+            job.index, job.pairing, job.pair, job.opening_number, job.opening.name, white.name, black.name
+        )
+        play_game(game, job.opening, white, black, self.config, self.halt)
+        return GameOutcome(game, {p.name: p.restarts - before[p.name] for p in (first, second)})
+
+    def stop(self, now: bool) -> None:
+        """The game in progress ends at the next move (``now``: at once, its engines killed), unfinished."""
+        self.halt.set()
+        if now:
+            with self.lock:
+                players = list(self.players.values())
+            for player in players:
+                player.kill()
+
+    def close(self) -> None:
+        """Quit the engines."""
+        for player in self.players.values():
+            player.quit()
+
+
+def final_board(game: GameResult, opening: Opening) -> chess.Board:
+    """The opening's board with the game's moves played."""
+    board = opening.board.copy()
+    for move in game.moves:
+        board.push_uci(move)
+    return board
+
+
 def game_pgn(game: GameResult, board: chess.Board, config: MatchConfig, event: str) -> chess.pgn.Game:
     """The game as PGN, headers included (Termination: the reason, e.g. checkmate or time forfeit)."""
     pgn = chess.pgn.Game.from_board(board)
@@ -462,12 +543,14 @@ class Match:
         self.games: list[GameResult] = []
         self.stop = threading.Event()
         self.lock = threading.Lock()
-        self.players: list[Player] = []
+        self.restart_counts: dict[str, int] = {}  # engine -> restarts, over the games handed back
         self.total = len(self.schedule())
         self.started = 0.0
         self.stopped_by = ""
-        self._pgn_handle: TextIO | None = None
+        self._say: Callable[[str], None] = lambda line: print(line, file=self.err, flush=True)
         self._check_outputs()
+        # Threads here (each drives its engines' processes) or Ray actors; built now, so interrupt() can reach it.
+        self.executor = Placement(config.concurrency, config.ray).executor(threads=True)
 
     # --- outputs -------------------------------------------------------------
     def _check_outputs(self) -> None:
@@ -494,7 +577,7 @@ class Match:
             "engines": [{"name": e.name, "command": list(e.command), "options": e.options} for e in c.engines],
             "mode": "match" if len(c.engines) == 2 else "gauntlet",
             "games": c.games, "tc": c.tc, "openings": c.openings or "default", "concurrency": c.concurrency,
-            "seed": c.seed, "margin_s": c.margin_s, "sprt": asdict(c.sprt) if c.sprt else None,
+            "seed": c.seed, "margin_s": c.margin_s, "sprt": asdict(c.sprt) if c.sprt else None, "ray": c.ray,
             "draw_adjudication": asdict(c.draw), "resign_adjudication": asdict(c.resign),
         }  # fmt: skip
         return {
@@ -526,11 +609,9 @@ class Match:
         return summary
 
     def restarts(self) -> dict:
-        """Engine name -> how often its processes were restarted after a forfeit."""
-        counts: dict[str, int] = {}
-        for player in list(self.players):
-            counts[player.name] = counts.get(player.name, 0) + player.restarts
-        return counts
+        """Engine name -> how often its processes were restarted after a forfeit (engines that played)."""
+        counts = self.restart_counts  # updated under self.lock, which callers may hold: read, not locked
+        return {e.name: counts[e.name] for e in self.config.engines if e.name in counts}
 
     def _write_json(self) -> None:
         if self.config.json:
@@ -617,42 +698,29 @@ class Match:
                     if state.verdict:
                         self.stopped_by = f"SPRT {state.verdict} accepted after {sum(state.tally.pairs)} pairs"
                         self.stop.set()
+                        self.executor.stop()  # no more games; those in progress end unfinished, not counted
             mark = f" ({game.forfeit} forfeit: {game.detail})" if game.forfeit else ""
-            print(f"game {len(self.games):>4}/{self.total}  {game.white} - {game.black}  {game.result:<7} "
-                  f"{game.termination}{mark}  |  {self.status_line(state)}", file=self.err, flush=True)  # fmt: skip
+            self._say(f"game {len(self.games):>4}/{self.total}  {game.white} - {game.black}  {game.result:<7} "
+                      f"{game.termination}{mark}  |  {self.status_line(state)}")  # fmt: skip
 
-    def _worker(self, jobs: queue.Queue[tuple[int, int, int, int]]) -> None:
-        mine: dict[str, Player] = {}
-        try:
-            while not self.stop.is_set():
-                try:
-                    index, pairing, pair, k = jobs.get_nowait()
-                except queue.Empty:
-                    return
-                a, b = self.config.pairings[pairing]
-                for e in (a, b):
-                    config = self.config.engines[e]
-                    if config.name not in mine:
-                        player = Player(config)
-                        with self.lock:
-                            self.players.append(player)
-                        mine[config.name] = player
-                        player.start()
-                first, second = mine[self.config.engines[a].name], mine[self.config.engines[b].name]
-                white, black = (first, second) if k == 0 else (second, first)
-                number = self.order[pair % len(self.order)]
-                opening = self.openings[number]
-                game = GameResult(index, pairing, pair, number, opening.name, white.name, black.name)
-                board = play_game(game, opening, white, black, self.config, self.stop)
-                if game.result != "*":
-                    with self.lock:
-                        self._write_pgn(game, board)
-                self._record(game)
-                with self.lock:
-                    self._write_json()  # after every game: a killed match leaves its results
-        finally:
-            for player in mine.values():
-                player.quit()
+    def jobs(self) -> list[GameJob]:
+        """The schedule as jobs: opening and colours of every game fixed up front."""
+        jobs = []
+        for index, pairing, pair, k in self.schedule():
+            number = self.order[pair % len(self.order)]
+            jobs.append(GameJob(index, pairing, pair, k, number, self.openings[number]))
+        return jobs
+
+    def _finish(self, job: GameJob, outcome: GameOutcome) -> None:
+        """A game handed back: PGN, tally, line, JSON (after every game: a killed match leaves its results)."""
+        with self.lock:
+            for name, count in outcome.restarts.items():
+                self.restart_counts[name] = self.restart_counts.get(name, 0) + count
+            if outcome.game.result != "*":
+                self._write_pgn(outcome.game, final_board(outcome.game, job.opening))
+        self._record(outcome.game)
+        with self.lock:
+            self._write_json()
 
     def run(self) -> dict:
         """Play the match; the JSON report (also written to ``--json``)."""
@@ -660,29 +728,17 @@ class Match:
         c = self.config
         names = " vs ".join(e.name for e in c.engines) if len(c.engines) == 2 else \
             f"gauntlet of {c.engines[0].name} against {', '.join(e.name for e in c.engines[1:])}"  # fmt: skip
+        where = f"Ray {c.ray}" if c.ray else f"concurrency {c.concurrency}"
         print(f"{names}: {c.games} games per pairing at {c.tc} (s), {len(self.openings)} openings, "
-              f"concurrency {c.concurrency}, load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
+              f"{where}, load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
               file=self.err, flush=True)  # fmt: skip
-        jobs: queue.Queue = queue.Queue()
-        for job in self.schedule():
-            jobs.put(job)
-        errors: list[BaseException] = []
-
-        def guarded() -> None:
-            try:
-                self._worker(jobs)
-            except BaseException as exc:  # noqa: BLE001 - reported by run
-                errors.append(exc)
-                self.stop.set()
-
-        threads = [threading.Thread(target=guarded, name=f"match-{i}", daemon=True)
-                   for i in range(min(c.concurrency, len(self.schedule())))]  # fmt: skip
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors:
-            raise errors[0]
+        jobs = self.jobs()
+        with JobProgress("games", len(jobs)) as progress:
+            if self.err is sys.stderr:  # the game lines above the progress, not through it
+                self._say = progress.print
+            for done in self.executor.run(partial(GameWorker, c), jobs):
+                self._finish(jobs[done.job], done.result)
+                progress.done(done)
         report = self.report()
         self._write_json()
         print(self.summary_text(), file=self.out, flush=True)
@@ -692,10 +748,7 @@ class Match:
         """Ctrl-C: stop, kill every engine process, write the partial JSON, print the partial result."""
         self.stop.set()
         self.stopped_by = "interrupted"
-        with self.lock:
-            players = list(self.players)
-        for player in players:
-            player.kill()
+        self.executor.stop(now=True)
         try:
             self._write_json()
         except OSError:
