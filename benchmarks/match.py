@@ -31,7 +31,9 @@ def opponent(args: argparse.Namespace) -> tuple[str, str, list[str]]:
         return "sunfish", shutil.which("sunfish-uci") or "sunfish-uci", []
     if args.opponent == "gnuchess":
         return "GNUChess", f"{shutil.which('gnuchess') or '/usr/games/gnuchess'} --uci", []
-    options = ["Threads=1", "Hash=16"]
+    # Stockfish's default Move Overhead (10 ms) lost 12 of 100 games on time at 10+0.1 on the loaded
+    # 2-core machine (docs/STRENGTH.md); Transpo keeps 50 ms back by default
+    options = ["Threads=1", "Hash=16", "Move Overhead=100"]
     if args.sf_skill is not None:
         name, options = f"Stockfish-skill{args.sf_skill}", [*options, f"Skill Level={args.sf_skill}"]
     else:
