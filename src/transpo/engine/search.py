@@ -328,9 +328,8 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         if root and _excluded(ctl, move):
             continue
         quiet = is_quiet(move)
-        # Late move pruning: this late in a well-ordered list a quiet move hardly ever matters, unless it
-        # gives check (it is made to find out: still far cheaper than searching it; mates need checks).
-        late = prune_late and quiet and i - start >= late_limit and searched > 0 and best > -MATE_BOUND
+        if prune_late and quiet and i - start >= late_limit and searched > 0 and best > -MATE_BOUND:
+            continue  # late move pruning: this late in a well-ordered list, a quiet move hardly ever matters
         refutation = sc.scores[i] >= COUNTER_SCORE and sc.scores[i] < COUNTER_SCORE + 3
         played = history_index(board, move)
         # SEE pruning near the leaves: a move that loses too much material on its square is skipped
@@ -347,9 +346,6 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             if quiet:
                 sc.quiets[start + quiet_count] = move
                 quiet_count += 1
-            continue
-        if late and not gives_check:
-            unmake_move(board, state, pos.undo, move)
             continue
         if futile and quiet and searched > 0 and not gives_check:
             unmake_move(board, state, pos.undo, move)
