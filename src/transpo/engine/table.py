@@ -39,11 +39,11 @@ writes exactly what it did with plain keys, so its search is unchanged.
 
 Torn-entry audit (the lab's ``torn`` experiment, ``TranspositionTable(torn_audit=True)``):
 every store also writes a *seal* of the pair it stored, ``seal(key, data)``, into
-the entry's check word, and every probe tests each live slot it reads against
-its seal.  A slot whose key, data and seal did not all come from one store is
-*inconsistent*: a torn pair, or a pair overwritten between the reads of its
-words and its seal (three writes cannot be made atomic either, so the count is
-an upper bound on torn pairs).  The table counts the inconsistent slots it read,
+the entry's check word, and every probe reads the seal before and after the
+pair and tests the pair against both.  A pair that matches neither is
+*inconsistent*: a torn pair, or (rarely) a whole pair whose seal was
+overwritten twice while it was being read; three writes cannot be made atomic,
+so the count is an upper bound on torn pairs.  The table counts the inconsistent slots it read,
 those a probe accepted, and cutoffs made on an accepted one.  The seal uses the
 check words, so the audit of false hits and the torn audit exclude each other.
 
@@ -322,6 +322,17 @@ def record_cutoff(tt, key, check_key):
         tt.counts[CN_TORN_CUTOFFS] += 1
 
 
+@njit(cache=True, inline="always")
+def _unsealed(tt, w, pair_seal, seal_before):
+    """Torn audit: the pair just read matches neither the seal read before it nor the one after it.
+
+    A pair that one store wrote whole matches that store's seal, which is in the
+    check word before or after the pair is read unless two more stores hit the
+    slot meanwhile; a torn pair matches no seal at all.
+    """
+    return pair_seal != seal_before and pair_seal != tt.check[w >> 1]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def find(tt, key, check_key):
     """(word index, data word) of the entry a probe for ``key`` finds, or (-1, 0).
@@ -349,14 +360,15 @@ def find(tt, key, check_key):
     live_data = np.uint64(0)
     for slot in range(SLOTS):
         w = base + 2 * slot
+        seal_before = tt.check[w >> 1] if torn_audit else np.uint64(0)
         data = tt.words[w + 1]
         if data_bound(data) == BOUND_NONE:
             continue
-        counts[CN_COMPARED] += 1
+        counts[CN_COMPARED] += 1  # a store between the two seal reads: they stay two loads
         live = w
         live_data = data
         word0 = tt.words[w]
-        torn = torn_audit and tt.check[w >> 1] != seal(word0 ^ (data & xor), data)
+        torn = torn_audit and _unsealed(tt, w, seal(word0 ^ (data & xor), data), seal_before)
         if torn:
             counts[CN_TORN_SEEN] += 1
         if ((word0 ^ (data & xor) ^ key) & mask) == 0:
