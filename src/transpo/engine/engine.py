@@ -104,6 +104,20 @@ class SearchResult:
         return self.lines[0].pv if self.lines else []
 
 
+def first_window(depth: int, guess: int) -> tuple[int, int]:
+    """The aspiration window of an iteration: ``guess`` +- ASPIRATION_DELTA, full width when shallow or near mate."""
+    if depth >= 4 and abs(guess) < MATE_BOUND:
+        return max(guess - ASPIRATION_DELTA, -INF), min(guess + ASPIRATION_DELTA, INF)
+    return -INF, INF
+
+
+def widened(score: int, alpha: int, beta: int, delta: int) -> tuple[int, int]:
+    """The next window after ``score`` failed low (<= alpha) or high (>= beta) by a margin of ``delta``."""
+    if score <= alpha:
+        return max(score - delta, -INF), (alpha + beta) // 2
+    return alpha, min(score + delta, INF)
+
+
 class Engine:
     """A searcher with its transposition table and options (see ``__init__``)."""
 
@@ -300,21 +314,14 @@ class Engine:
             guess = 0
             for depth in range(first_depth, MAX_PLY):
                 delta = ASPIRATION_DELTA
-                if depth >= 4 and abs(guess) < MATE_BOUND:
-                    alpha, beta = max(guess - delta, -INF), min(guess + delta, INF)
-                else:
-                    alpha, beta = -INF, INF
+                alpha, beta = first_window(depth, guess)
                 while True:
                     score = int(negamax(arrays, tt, sc, depth, alpha, beta, 0, False))
                     if sc.ctl[CTL_ABORTED]:
                         return
-                    if score <= alpha:
-                        beta = (alpha + beta) // 2
-                        alpha = max(score - delta, -INF)
-                    elif score >= beta:
-                        beta = min(score + delta, INF)
-                    else:
+                    if alpha < score < beta:
                         break
+                    alpha, beta = widened(score, alpha, beta, delta)
                     delta *= 2
                 guess = score
         except BaseException as exc:  # noqa: BLE001 - kept for the caller; the main thread's search goes on
@@ -348,10 +355,7 @@ class Engine:
     def _aspiration(self, arrays: PositionArrays, depth, guess, index, t0, on_info) -> int | None:
         """Search the root in a narrow window around ``guess``, widening on failure."""
         delta = ASPIRATION_DELTA
-        if depth >= 4 and abs(guess) < MATE_BOUND:
-            alpha, beta = max(guess - delta, -INF), min(guess + delta, INF)
-        else:
-            alpha, beta = -INF, INF
+        alpha, beta = first_window(depth, guess)
         while True:
             score = int(negamax(arrays, self.table.arrays, self.scratch, depth, alpha, beta, 0, False))
             if self.scratch.ctl[CTL_ABORTED]:
@@ -359,16 +363,13 @@ class Engine:
             if score <= alpha:
                 if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
                     on_info(self._info(depth, index, score, "upperbound", t0, keep_pv=False))
-                beta = (alpha + beta) // 2
-                alpha = max(score - delta, -INF)
-            elif score >= beta:
-                self._store_pv(index)
-                if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
-                    on_info(self._info(depth, index, score, "lowerbound", t0))
-                beta = min(score + delta, INF)
             else:
                 self._store_pv(index)
-                return score
+                if score < beta:
+                    return score
+                if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
+                    on_info(self._info(depth, index, score, "lowerbound", t0))
+            alpha, beta = widened(score, alpha, beta, delta)
             delta *= 2
 
     def _store_pv(self, index: int) -> None:
