@@ -29,11 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from transpo.lab.options import (
-    SEARCH_DEPTH,
     SEARCH_SEED_HELP,
     Bounds,
     CommonConfig,
     add_common_options,
+    add_depth_option,
+    add_hash_option,
     add_key_option,
     add_list_option,
     choice_of,
@@ -53,7 +54,7 @@ from transpo.lab.report import (
     section,
 )
 from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
-from transpo.settings import DEFAULT_POLICY, HASH_MB, POLICIES, SIGNATURE_BITS
+from transpo.settings import DEFAULT_POLICY, POLICIES, SIGNATURE_BITS
 
 DEFAULT_BITS = (8, 12, 16, 20, 24, 32, 64)
 DEFAULT_FORCED = (10, 100, 1000, 10**4, 10**5, 10**6, 10**7)
@@ -100,13 +101,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_list_option(parser, "--bits", DEFAULT_BITS, "signature widths", bounds=SIGNATURE_BITS)
     add_list_option(parser, "--forced", DEFAULT_FORCED, "forced false hit every N probes (0 or no item: none)",
                     bounds=Bounds("forced interval", 0), allow_empty=True)  # fmt: skip
-    parser.add_argument(
-        "--depth", type=int_type(SEARCH_DEPTH), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})"
-    )
+    add_depth_option(parser, DEFAULT_DEPTH)
     parser.add_argument("--margin", type=int_type(Bounds("margin", 0)), default=DEFAULT_MARGIN, metavar="CP",
                         help=f"a score change beyond this counts (default {DEFAULT_MARGIN} cp)")  # fmt: skip
-    parser.add_argument("--hash-mb", type=int_type(HASH_MB), default=DEFAULT_HASH_MB, metavar="MB",
-                        help=f"table size (default {DEFAULT_HASH_MB})")  # fmt: skip
+    add_hash_option(parser, DEFAULT_HASH_MB)
     parser.add_argument("--policy", type=choice_of("policy", POLICIES), default=DEFAULT_POLICY,
                         help=f"replacement policy (default {DEFAULT_POLICY})")  # fmt: skip
     add_key_option(parser)

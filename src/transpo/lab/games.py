@@ -30,11 +30,18 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from transpo.lab.options import Bounds, CommonConfig, add_common_options, checked, common_config, int_type
+from transpo.lab.options import (
+    Bounds,
+    CommonConfig,
+    add_common_options,
+    add_hash_option,
+    checked,
+    common_config,
+    int_type,
+)
 from transpo.lab.report import Report, Row, Section, emit, make_report, pyplot, save_figure, section
-from transpo.settings import HASH_MB, SIGNATURE_BITS
+from transpo.settings import SIGNATURE_BITS
 from transpo.tools.match import Match, build_config
 from transpo.tools.stats import PAIR_SCORES, Z95, score_from_elo
 
@@ -113,8 +120,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--games", type=int_type(GAMES), default=DEFAULT_GAMES, metavar="N",
                         help=f"games per variant, even (default {DEFAULT_GAMES})")  # fmt: skip
     parser.add_argument("--tc", default=DEFAULT_TC, metavar="BASE+INC", help=f"seconds (default {DEFAULT_TC})")
-    parser.add_argument("--hash-mb", type=int_type(HASH_MB), default=DEFAULT_HASH_MB, metavar="MB",
-                        help=f"every engine's Hash (default {DEFAULT_HASH_MB})")  # fmt: skip
+    add_hash_option(parser, DEFAULT_HASH_MB, "every engine's Hash")
     parser.add_argument("--openings", metavar="FILE", help="EPD or PGN openings (default: the shipped set)")
     parser.add_argument("--pgn", metavar="FILE", help="write every game to FILE")
     add_common_options(parser, "shuffles the openings")

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from transpo.executors import RAY_INSTALL, Placement, require_ray
 from transpo.lab.positions import Positions, load_positions
-from transpo.settings import DEFAULT_KEY_SET, KEY_COMBINATIONS, KEY_SET_NAMES, POLICIES
+from transpo.settings import DEFAULT_KEY_SET, HASH_MB, KEY_COMBINATIONS, KEY_SET_NAMES, POLICIES
 
 DEFAULT_SEED = 1
 
@@ -287,6 +287,19 @@ def add_key_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keys", choices=KEY_SET_NAMES, default=DEFAULT_KEY_SET,
                         help=f"Zobrist key set of the searched positions (default {DEFAULT_KEY_SET}; "
                              "prng is seeded by --seed)")  # fmt: skip
+
+
+def add_depth_option(parser: argparse.ArgumentParser, default: int) -> None:
+    """``--depth``: the fixed depth of every search."""
+    parser.add_argument(
+        "--depth", type=int_type(SEARCH_DEPTH), default=default, help=f"fixed depth (default {default})"
+    )
+
+
+def add_hash_option(parser: argparse.ArgumentParser, default: int, what: str = "table size") -> None:
+    """``--hash-mb``: the table size of every engine (``what`` says what it is for in this command)."""
+    parser.add_argument("--hash-mb", type=int_type(HASH_MB), default=default, metavar="MB",
+                        help=f"{what} (default {default})")  # fmt: skip
 
 
 SEARCH_SEED_HELP = "seed of the prng key set (--keys prng); the searches themselves make no random choice"

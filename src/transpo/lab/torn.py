@@ -43,20 +43,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from transpo.lab.options import (
-    SEARCH_DEPTH,
     SEARCH_SEED_HELP,
     Bounds,
     CommonConfig,
     add_common_options,
+    add_depth_option,
+    add_hash_option,
     add_key_option,
     add_list_option,
     checked,
     common_config,
-    int_type,
 )
 from transpo.lab.report import Report, Row, Section, emit, make_report, positions_config, pyplot, save_figure, section
 from transpo.lab.runner import EngineSettings, SearchJob, SearchLimit, SearchRecord, check_key_seed, run_searches
-from transpo.settings import HASH_MB
 
 DEFAULT_THREADS = (1, 2, 4, 8)
 THREADS = Bounds("threads", 1, 64)  # the lab may oversubscribe the cores (the UCI option stops at 2 per CPU)
@@ -106,11 +105,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_list_option(parser, "--threads", DEFAULT_THREADS, "search threads", bounds=THREADS)
     parser.add_argument("--lockless", type=checked(parse_lockless), default=[True, False],
                         metavar="on,off", help="with the lockless check, without it, or both (default on,off)")  # fmt: skip
-    parser.add_argument(
-        "--depth", type=int_type(SEARCH_DEPTH), default=DEFAULT_DEPTH, help=f"fixed depth (default {DEFAULT_DEPTH})"
-    )
-    parser.add_argument("--hash-mb", type=int_type(HASH_MB), default=DEFAULT_HASH_MB, metavar="MB",
-                        help=f"table size (default {DEFAULT_HASH_MB}: a small table makes stores meet)")  # fmt: skip
+    add_depth_option(parser, DEFAULT_DEPTH)
+    add_hash_option(parser, DEFAULT_HASH_MB, "table size (a small table makes stores meet)")
     add_key_option(parser)
     add_common_options(parser, SEARCH_SEED_HELP)
     parser.set_defaults(func=run)
