@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from transpo.core.board import (
     BISHOP,
@@ -43,7 +44,6 @@ from transpo.core.board import (
     ROOK,
     ROOK_STEPS,
     SQ64_TO_120,
-    SQ120_TO_64,
     ST_COUNT,
     ST_EG,
     ST_KING,
@@ -61,6 +61,7 @@ from transpo.engine.pawns import (
     pawn_features,
     pawn_slot,
 )
+from transpo.engine.intrinsics import popcount
 from transpo.engine.pesto import PHASE_MAX, pesto_values, psq_table
 from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
@@ -97,10 +98,20 @@ MOBILITY_CENTRE = np.array([0, 0, 4, 6, 6, 12, 0], dtype=np.int64)  # by piece t
 # Weight of one attacked king-zone square in the king-danger units, by piece type.
 ATTACK_UNITS = np.array([0, 0, 2, 2, 3, 5, 0], dtype=np.int64)
 QUEEN_STEPS = np.concatenate((BISHOP_STEPS, ROOK_STEPS))
-# KING_ZONE[d + 119]: a square d away (mailbox) from a king is in its zone (the king's square and its neighbours).
-KING_ZONE = np.zeros(239, dtype=np.bool_)
-KING_ZONE[119] = True
-KING_ZONE[KING_STEPS + 119] = True
+# SQUARE_BIT[sq]: the bitboard bit (a1 = bit 0, transpo.engine.pawns) of a mailbox square, 0 off the board.
+SQUARE_BIT = np.zeros(120, dtype=np.uint64)
+SQUARE_BIT[SQ64_TO_120] = BIT
+
+
+def _king_zones() -> np.ndarray:
+    """KING_ZONE[sq]: bitboard of the zone of a king on mailbox square sq: its own square and its neighbours."""
+    zones = np.zeros(120, dtype=np.uint64)
+    for sq in SQ64_TO_120:
+        zones[sq] = SQUARE_BIT[sq] | np.bitwise_or.reduce(SQUARE_BIT[sq + KING_STEPS])
+    return zones
+
+
+KING_ZONE = _king_zones()
 
 
 @njit(cache=True, inline="always")
@@ -130,45 +141,34 @@ def distance(a, b):
 
 
 @njit(cache=True, inline="always")
-def _safe(target, enemy_pawn_attacks):
-    """A mailbox square not attacked by an enemy pawn."""
-    return (enemy_pawn_attacks & BIT[SQ120_TO_64[target]]) == 0
-
-
-@njit(cache=True, inline="always")
-def _piece_reach(board, sq, kind, colour, enemy_king, enemy_pawn_attacks):
-    """(mobility, king-zone squares attacked) of the piece on ``sq``: one walk over its moves."""
-    mobility = 0
-    zone = 0
+def _piece_reach(board, sq, kind, colour):
+    """(reach, targets) bitboards of the piece on ``sq``: every square its moves reach, blockers
+    included, and those of them not held by its own side; one walk over its moves."""
+    reach = np.uint64(0)
+    targets = np.uint64(0)
     if kind == KNIGHT:
         for step in KNIGHT_STEPS:
             t = sq + step
             q = board[t]
             if q == OFF:
                 continue
-            if KING_ZONE[t - enemy_king + 119]:
-                zone += 1
-            if (q == EMPTY or (q >> 3) != colour) and _safe(t, enemy_pawn_attacks):
-                mobility += 1
-        return mobility, zone
+            reach |= SQUARE_BIT[t]
+            if q == EMPTY or (q >> 3) != colour:
+                targets |= SQUARE_BIT[t]
+        return reach, targets
     steps = BISHOP_STEPS if kind == BISHOP else ROOK_STEPS if kind == ROOK else QUEEN_STEPS
     for step in steps:
         t = sq + step
-        while True:
-            q = board[t]
-            if q == OFF:
-                break
-            if KING_ZONE[t - enemy_king + 119]:
-                zone += 1
-            if q == EMPTY:
-                if _safe(t, enemy_pawn_attacks):
-                    mobility += 1
-            else:
-                if (q >> 3) != colour and _safe(t, enemy_pawn_attacks):
-                    mobility += 1
-                break
+        q = board[t]
+        while q == EMPTY:
+            targets |= SQUARE_BIT[t]
             t += step
-    return mobility, zone
+            q = board[t]
+        if q != OFF:  # the blocker: reached, and a target when it is the other side's
+            reach |= SQUARE_BIT[t]
+            if (q >> 3) != colour:
+                targets |= SQUARE_BIT[t]
+    return reach | targets, targets
 
 
 @njit(cache=True, inline="always")
@@ -180,8 +180,7 @@ def _pieces(board, state, white, black, features):
     units_b = 0
     attackers_w = 0
     attackers_b = 0
-    for s in range(64):
-        sq = SQ64_TO_120[s]
+    for sq in range(21, 99):  # the mailbox rows, borders included: they hold OFF (< 0)
         p = board[sq]
         if p <= 0:
             continue
@@ -191,10 +190,12 @@ def _pieces(board, state, white, black, features):
         colour = p >> 3
         sign = 1 - 2 * colour
         enemy_attacks = black_attacks if colour == 0 else white_attacks
-        if enemy_attacks & BIT[s]:
+        if enemy_attacks & SQUARE_BIT[sq]:
             features[PAWN_THREAT] -= sign  # the other side's pawn hits this piece
-        mobility, zone = _piece_reach(board, sq, kind, colour, state[ST_KING + 1 - colour], enemy_attacks)
+        reach, targets = _piece_reach(board, sq, kind, colour)
+        mobility = popcount(targets & ~enemy_attacks)  # squares an enemy pawn guards do not count
         features[KNIGHT_MOBILITY + kind - KNIGHT] += sign * (mobility - MOBILITY_CENTRE[kind])
+        zone = popcount(reach & KING_ZONE[state[ST_KING + 1 - colour]])
         if zone > 0:
             features[KNIGHT_KING_ATTACK + kind - KNIGHT] += sign * zone
             if colour == 0:
@@ -204,7 +205,7 @@ def _pieces(board, state, white, black, features):
                 units_b += zone * ATTACK_UNITS[kind]
                 attackers_b += 1
         if kind == ROOK:
-            file_pawns = FILE_BB[s & 7] & (white | black)
+            file_pawns = FILE_BB[sq % 10 - 1] & (white | black)
             if file_pawns == 0:
                 features[ROOK_OPEN_FILE] += sign
             elif file_pawns & (white if colour == 0 else black) == 0:
@@ -234,11 +235,10 @@ def _king_shelter(board, state, white, black, features):
 @njit(cache=True, inline="always")
 def _passers(board, state, passed, features):
     """Passed pawns against the pieces and kings: free path, king distances, the rule of the square."""
-    if passed == 0:
-        return
-    for s in range(64):
-        if passed & BIT[s] == 0:
-            continue
+    rest = passed
+    while rest != 0:
+        s = trailing_zeros(rest)  # the lowest passer left, a1 first
+        rest &= rest - np.uint64(1)
         sq = SQ64_TO_120[s]
         colour = board[sq] >> 3
         sign = 1 - 2 * colour

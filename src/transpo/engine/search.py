@@ -78,6 +78,7 @@ from transpo.engine.table import (
     TABLE_TYPE,
     audit_key,
     is_enabled,
+    prefetch_bucket,
     probe,
     record_cutoff,
     store,
@@ -241,6 +242,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             if move_promo(move) == 0 and _futile_capture(board, move, best, alpha):
                 continue
             make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
+            prefetch_bucket(tt, pos.keys[state[ST_PLY]])
             score = -negamax(pos, tt, sc, depth - 1, -beta, -alpha, ply + 1, forbid_null)
             unmake_move(board, state, pos.undo, move)
             if ctl[CTL_ABORTED] != 0:
@@ -340,6 +342,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         )  # fmt: skip
         sc.played[ply] = played
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
+        prefetch_bucket(tt, pos.keys[state[ST_PLY]])
         gives_check = in_check(board, state)
         if bad_exchange and not gives_check:
             unmake_move(board, state, pos.undo, move)

@@ -61,6 +61,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from transpo.engine.intrinsics import prefetch
 from numba import njit, typeof, types
 
 from transpo.core.keys import ZOB_SIZE, compute_key, key_set
@@ -272,6 +273,12 @@ def data_generation(data):
 @njit(cache=True, inline="always")
 def _bucket_base(tt, key):
     return np.int64(key & np.uint64(tt.config[CF_MASK])) * WORDS_PER_BUCKET
+
+
+@njit(cache=True, inline="always")
+def prefetch_bucket(tt, key):
+    """Start loading the bucket of ``key`` into the cache: the search probes it soon (module prefetch)."""
+    prefetch(tt.words, _bucket_base(tt, key))
 
 
 @njit(cache=True, inline="always")
