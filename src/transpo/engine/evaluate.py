@@ -53,6 +53,7 @@ from transpo.core.board import (
     ST_SIDE,
 )
 from transpo.core.position import Position
+from transpo.engine.intrinsics import popcount
 from transpo.engine.pawns import (
     BIT,
     FILE_BB,
@@ -61,7 +62,6 @@ from transpo.engine.pawns import (
     pawn_features,
     pawn_slot,
 )
-from transpo.engine.intrinsics import popcount
 from transpo.engine.pesto import PHASE_MAX, pesto_values, psq_table
 from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
@@ -331,9 +331,7 @@ def taper(mg, eg, phase):
     return blend // PHASE_MAX if blend >= 0 else -(-blend // PHASE_MAX)
 
 
-@njit(
-    types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.uint64), cache=True, nogil=True, _nrt=False
-)
+@njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.uint64), cache=True, nogil=True, _nrt=False)
 def evaluate(board, state, sc, key):
     """Score in centipawns for the side to move of the position with Zobrist key ``key``.
 

@@ -61,11 +61,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from transpo.engine.intrinsics import prefetch
 from numba import njit, typeof, types
 
 from transpo.core.keys import ZOB_SIZE, compute_key, key_set
 from transpo.core.moves import MOVE_ID_BITS, MOVE_ID_MASK, NO_MOVE
+from transpo.engine.intrinsics import prefetch
 from transpo.settings import (
     DEFAULT_LOCKLESS,
     DEFAULT_POLICY,
@@ -412,9 +412,7 @@ def probe(tt, key, check_key, ply):
     w, data = find(tt, key, check_key)
     if w < 0:
         return Entry(NO_MOVE, 0, 0, BOUND_NONE, 0)
-    return Entry(
-        data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data), data_eval(data)
-    )
+    return Entry(data_move(data), from_tt(data_score(data), ply), data_depth(data), data_bound(data), data_eval(data))
 
 
 @njit(cache=True, inline="always")
