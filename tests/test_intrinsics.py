@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
@@ -27,6 +27,7 @@ def _sum_with_prefetch(values, ahead):
     return total
 
 
+@settings(deadline=None)  # the first example compiles
 @given(st.integers(min_value=0, max_value=(1 << 64) - 1))
 def test_popcount_is_bit_count(value: int) -> None:
     assert _count(np.uint64(value)) == value.bit_count()

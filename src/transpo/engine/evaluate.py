@@ -142,20 +142,23 @@ def distance(a, b):
 
 @njit(cache=True, inline="always")
 def _piece_reach(board, sq, kind, colour):
-    """(reach, targets) bitboards of the piece on ``sq``: every square its moves reach, blockers
-    included, and those of them not held by its own side; one walk over its moves."""
-    reach = np.uint64(0)
+    """(reach, targets) bitboards of the piece on ``sq``, from one walk over its moves.
+
+    ``targets``: the squares it could move to (empty, or held by the other side);
+    ``reach``: those and the own pieces that block it - every square it sees, which
+    is what the king-zone count takes.
+    """
     targets = np.uint64(0)
+    own_blockers = np.uint64(0)
     if kind == KNIGHT:
         for step in KNIGHT_STEPS:
             t = sq + step
             q = board[t]
-            if q == OFF:
-                continue
-            reach |= SQUARE_BIT[t]
-            if q == EMPTY or (q >> 3) != colour:
+            if q == EMPTY or (q > 0 and (q >> 3) != colour):
                 targets |= SQUARE_BIT[t]
-        return reach, targets
+            elif q > 0:
+                own_blockers |= SQUARE_BIT[t]
+        return targets | own_blockers, targets
     steps = BISHOP_STEPS if kind == BISHOP else ROOK_STEPS if kind == ROOK else QUEEN_STEPS
     for step in steps:
         t = sq + step
@@ -164,11 +167,12 @@ def _piece_reach(board, sq, kind, colour):
             targets |= SQUARE_BIT[t]
             t += step
             q = board[t]
-        if q != OFF:  # the blocker: reached, and a target when it is the other side's
-            reach |= SQUARE_BIT[t]
+        if q > 0:  # the piece that stops the ray (OFF, the border, is not a square)
             if (q >> 3) != colour:
                 targets |= SQUARE_BIT[t]
-    return reach | targets, targets
+            else:
+                own_blockers |= SQUARE_BIT[t]
+    return targets | own_blockers, targets
 
 
 @njit(cache=True, inline="always")
@@ -195,7 +199,7 @@ def _pieces(board, state, white, black, features):
         reach, targets = _piece_reach(board, sq, kind, colour)
         mobility = popcount(targets & ~enemy_attacks)  # squares an enemy pawn guards do not count
         features[KNIGHT_MOBILITY + kind - KNIGHT] += sign * (mobility - MOBILITY_CENTRE[kind])
-        zone = popcount(reach & KING_ZONE[state[ST_KING + 1 - colour]])
+        zone = popcount(reach & KING_ZONE[state[ST_KING + 1 - colour]])  # own pieces it guards there count too
         if zone > 0:
             features[KNIGHT_KING_ATTACK + kind - KNIGHT] += sign * zone
             if colour == 0:
@@ -237,7 +241,7 @@ def _passers(board, state, passed, features):
     """Passed pawns against the pieces and kings: free path, king distances, the rule of the square."""
     rest = passed
     while rest != 0:
-        s = trailing_zeros(rest)  # the lowest passer left, a1 first
+        s = np.int64(trailing_zeros(rest))  # the lowest passer left, a1 first (int64: uint64 would float the ranks)
         rest &= rest - np.uint64(1)
         sq = SQ64_TO_120[s]
         colour = board[sq] >> 3

@@ -12,8 +12,15 @@
   ``popcnt`` instruction where the processor has it): the evaluation counts a
   piece's mobility and king-zone attacks as bits of a bitboard.
 
-Both are plain ``@intrinsic`` functions, usable only inside compiled code, and
-cache like any other (``cache=True`` functions that call them load warm).
+Both are plain ``@intrinsic`` functions, usable only inside compiled code.
+Functions that call them cache like any other: the machine code holds no
+run-time address, and numba's cache index includes the processor's features
+(``popcnt`` or not).  numba itself would not notice an edit of this file in its
+callers' caches, but Transpo names its cache folder after a hash of every
+``core/`` and ``engine/`` source (``transpo/__init__.py``), this one included.
+
+The prefetch is emitted as ``llvm.prefetch.p0``: the name of the intrinsic for
+LLVM's opaque pointers (LLVM 15 on, which llvmlite 0.4x+ uses).
 """
 
 from __future__ import annotations
@@ -31,16 +38,19 @@ _DATA = 1  # cache type: 1 data, 0 instruction
 @intrinsic
 def prefetch(typingctx, array, index):
     """``prefetch(array, index)``: start loading ``array[index]`` (a 1-D array; the index is not checked)."""
+    if not (isinstance(array, types.Array) and array.ndim == 1 and isinstance(index, types.Integer)):
+        return None
 
     def codegen(context, builder, signature, args):
         array_type = signature.args[0]
         array_struct = context.make_array(array_type)(context, builder, args[0])
-        address = cgutils.get_item_pointer(context, builder, array_type, array_struct, [args[1]], wraparound=False)
+        index = context.cast(builder, args[1], signature.args[1], types.intp)
+        address = cgutils.get_item_pointer(context, builder, array_type, array_struct, [index], wraparound=False)
         i32 = ir.IntType(32)
-        byte_pointer = ir.PointerType(ir.IntType(8))
-        hint_type = ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32])
+        pointer = ir.PointerType()  # opaque: any address
+        hint_type = ir.FunctionType(ir.VoidType(), [pointer, i32, i32, i32])
         hint = cgutils.get_or_insert_function(builder.module, hint_type, "llvm.prefetch.p0")
-        builder.call(hint, [builder.bitcast(address, byte_pointer), i32(_READ), i32(_KEEP), i32(_DATA)])
+        builder.call(hint, [address, i32(_READ), i32(_KEEP), i32(_DATA)])
         return context.get_dummy_value()
 
     return types.void(array, index), codegen
