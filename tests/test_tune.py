@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
+from pathlib import Path
 
 import chess
 import numpy as np
@@ -199,7 +201,10 @@ def test_psq_section_round_trip_gives_the_pesto_table():
         (["tune", "positions", "missing.pgn", "--out", "x.epd"], "error: no PGN file missing.pgn"),
         (["tune", "fit", "missing.epd", "--out", "w.json"], "error: no EPD file missing.epd"),
         (["tune", "fit", "{epd}", "--out", "w.json", "--validation", "1.5"], "error: --validation must be"),
-        (["tune", "fit", "{bad}", "--out", "w.json"], "bad.epd:2: no game result"),
+        (["tune", "fit", "{bad}", "--out", "w.json"], "bad.epd:2: no label"),
+        (["tune", "score", "{epd}", "--out", "s.epd", "--depth", "3", "--nodes", "9"], "not both"),
+        (["tune", "score", "{epd}", "--out", "s.epd", "--depth", "0"], "must be >= 1"),
+        (["tune", "score", "{epd}", "--out", "s.epd", "--engine", "/no/such/engine"], "cannot start engine"),
         (["tune"], "error: the following arguments are required: step"),
     ],
 )
@@ -210,3 +215,33 @@ def test_bad_input_is_one_error_line(tmp_path, capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("error:") and message in err
+
+
+FAKE_ENGINE = Path(__file__).parent / "fake_uci_engine.py"
+
+
+def test_expected_result_and_labels():
+    assert tune.expected_result(0) == 0.5
+    assert tune.expected_result(400) == pytest.approx(10 / 11)
+    assert tune.expected_result(-400) == pytest.approx(1 / 11)
+    assert tune._label("1-0") == 1.0 and tune._label("1/2-1/2") == 0.5 and tune._label("0.25") == 0.25
+    assert tune._label("1.5") is None and tune._label("*") is None and tune._label(None) is None
+
+
+def test_score_relabels_by_the_engine_from_whites_view(tmp_path, capsys):
+    """The fake engine says +900 cp for the side to move: White's label is high when White moves, low otherwise."""
+    epd = tmp_path / "pos.epd"
+    white_to_move = chess.Board()
+    black_to_move = chess.Board()
+    black_to_move.push_san("e4")
+    epd.write_text(f'{white_to_move.epd()} c8 "g1"; c9 "0-1";\n{black_to_move.epd()} c8 "g2"; c9 "1-0";\n')
+    out = tmp_path / "scored.epd"
+    engine = f"{sys.executable} {FAKE_ENGINE} up 1000"
+    assert main(["tune", "score", str(epd), "--out", str(out), "--engine", engine, "--depth", "1"]) == 0
+    assert "positions scored: 2" in capsys.readouterr().out
+    records = [(board.epd(), ops["c8"], float(ops["c9"])) for _, board, ops, _ in epd_records(out)]
+    high = round(tune.expected_result(900), 4)
+    assert records == [(white_to_move.epd(), "g1", high), (black_to_move.epd(), "g2", round(1 - high, 4))]
+    labelled = tune.read_labelled([out])
+    np.testing.assert_allclose(labelled.results, [high, round(1 - high, 4)])
+    assert labelled.groups == ["g1", "g2"]

@@ -8,6 +8,7 @@ engines killed, the partial result printed) without this layer importing the CLI
 from __future__ import annotations
 
 import argparse
+import shutil
 from collections.abc import Callable
 
 
@@ -38,6 +39,13 @@ def cmd_tune_positions(args: argparse.Namespace) -> None:
     run_positions(args)
 
 
+def cmd_tune_score(args: argparse.Namespace) -> None:
+    """``transpo tune score``: relabel positions by a UCI engine's scores (expected results in c9)."""
+    from transpo.tools.tune import run_score
+
+    run_score(args)  # python-chess waits in this thread: Ctrl-C is seen at once
+
+
 def cmd_tune_fit(args: argparse.Namespace) -> None:
     """``transpo tune fit``: fit K and the evaluation's weights to labelled positions; write a weights file."""
     from transpo.compiling import EVALUATION, compile_notice
@@ -55,7 +63,8 @@ def _add_tune_parser(sub) -> None:
         "tune",
         help="fit the evaluation's weights to game results (Texel's method): positions, then fit",
         description="Two steps: 'tune positions' turns PGN games into labelled quiet positions (EPD, result in c9), "
-        "'tune fit' fits K and the weights to them and writes a weights file. See docs/TUNING.md.",
+        "'tune fit' fits K and the weights to them and writes a weights file. Between them, 'tune score' may "
+        "relabel the positions by a UCI engine's scores. See docs/TUNING.md.",
     )
     steps = tune.add_subparsers(dest="tune_command", metavar="step", required=True)
     positions = steps.add_parser("positions", help="quiet positions of PGN games with their results, to EPD")
@@ -66,6 +75,15 @@ def _add_tune_parser(sub) -> None:
     positions.add_argument("--seed", type=int, default=1, help="seed of the --per-game sample (default 1)")
     positions.set_defaults(func=cmd_tune_positions)
 
+    score = steps.add_parser("score", help="relabel positions by a UCI engine's scores (default Stockfish, depth 8)")
+    score.add_argument("epd", nargs="+", metavar="EPD", help="positions (from 'tune positions')")
+    score.add_argument("--out", required=True, metavar="FILE.epd", help="write the relabelled positions here")
+    score.add_argument("--engine", default=shutil.which("stockfish") or "/usr/games/stockfish", metavar="CMD",
+                       help="the UCI engine's command line (default: stockfish)")  # fmt: skip
+    score.add_argument("--depth", type=int, metavar="D", help="search each position to this depth (default 8)")
+    score.add_argument("--nodes", type=int, metavar="N", help="search each position this many nodes instead")
+    score.set_defaults(func=cmd_tune_score)
+
     fit = steps.add_parser("fit", help="fit K, then every term weight (mg and eg) by Adam; write a weights file")
     fit.add_argument("epd", nargs="+", metavar="EPD", help="labelled positions (from 'tune positions')")
     fit.add_argument("--out", required=True, metavar="WEIGHTS.json", help="write the fitted weights here")
@@ -75,8 +93,13 @@ def _add_tune_parser(sub) -> None:
     fit.add_argument("--validation", type=float, default=0.1, metavar="F",
                      help="fraction of openings held out to measure the fit (default 0.1)")  # fmt: skip
     fit.add_argument("--seed", type=int, default=1, help="seed of the validation split (default 1)")
-    fit.add_argument("--l2", type=float, default=0.0, metavar="L",
-                     help="pull towards the starting weights: L per 100 cp of distance, squared (default 0)")
+    fit.add_argument(
+        "--l2",
+        type=float,
+        default=0.0,
+        metavar="L",
+        help="pull towards the starting weights: L per 100 cp of distance, squared (default 0)",
+    )
     fit.set_defaults(func=cmd_tune_fit)
 
 

@@ -11,6 +11,12 @@ Two steps, each a subcommand:
   the move played from it is neither a capture nor a promotion, and the move
   that led to it was not a capture: its static evaluation then means something
   without a search.
+* ``score`` (optional): EPD -> the same positions labelled instead by a UCI
+  engine's score (Stockfish by default, at a fixed depth), turned into White's
+  expected result ``1 / (1 + 10^(-cp / 400))`` and written in ``c9`` as a number
+  (``c9 "0.6234"``).  A game's result labels all its positions alike, right or
+  wrong for each; a deeper engine's judgement of each position is a far less
+  noisy target.  The engine is a tool here, never part of Transpo's play.
 * ``fit``: EPD -> the evaluation's features of every position
   (:func:`transpo.engine.evaluate.feature_rows`) -> the scale ``K`` that best
   turns the current evaluation into an expected result, then every term weight
@@ -46,6 +52,7 @@ from datetime import date
 from pathlib import Path
 
 import chess
+import chess.engine
 import chess.pgn
 import numpy as np
 from rich.console import Console
@@ -55,6 +62,9 @@ from rich.table import Table
 from transpo.tools.openings import epd_records
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
+ENGINE_SCALE_CP = 400.0  # tune score: an engine's cp turned into an expected result 1 / (1 + 10^(-cp / 400))
+DEFAULT_SCORE_DEPTH = 8  # tune score: the engine's depth when neither --depth nor --nodes is given
+MATE_CP = 10_000  # tune score: a mate counts as this many centipawns (an expected result of 1 or 0)
 RESULT_OP = "c9"  # the EPD operation that holds the game's result
 GROUP_OP = "c8"  # the EPD operation that holds the game's group (for the validation split)
 SCORE_SCALE = 400.0  # centipawns in the sigmoid 1 / (1 + 10^(-K s / 400))
@@ -197,6 +207,82 @@ def _print_position_counts(counts: PositionCounts, files: int, out: str) -> None
     print(f"quiet positions: {counts.quiet}; written: {counts.written} -> {out}")
 
 
+# --- step 1b (optional): labels from an engine's scores ----------------------------------------
+
+
+def expected_result(cp: float) -> float:
+    """White's expected result for an engine's White-view score in centipawns."""
+    return 1.0 / (1.0 + 10.0 ** (-cp / ENGINE_SCALE_CP))
+
+
+@dataclass
+class ScoreCounts:
+    """What ``tune score`` scored."""
+
+    positions: int = 0
+    mates: int = 0  # positions the engine scored as a forced mate
+
+
+def scored_lines(
+    paths: Sequence[str | Path], analyse: Callable[[chess.Board], chess.engine.PovScore], counts: ScoreCounts
+) -> Iterator[str]:
+    """The EPD lines of ``tune score``: every position of ``paths``, ``c9`` its expected result by ``analyse``.
+
+    The group (``c8``) is kept, so the validation split of ``fit`` still holds out whole openings.
+    """
+    for path in map(Path, paths):
+        for number, board, ops, fault in epd_records(path):
+            if board is None:
+                raise ValueError(f"{path}:{number}: {fault}")
+            score = analyse(board).white()
+            counts.positions += 1
+            counts.mates += score.is_mate()
+            label = expected_result(score.score(mate_score=MATE_CP))
+            group = str(ops.get(GROUP_OP) or f"{path.name}:{number}")
+            yield board.epd(hmvc=board.halfmove_clock, fmvn=board.fullmove_number, c8=group, c9=f"{label:.4f}")
+
+
+def _count_positions(paths: Sequence[str]) -> int:
+    return sum(1 for path in paths for _ in epd_records(Path(path)))
+
+
+def run_score(args: argparse.Namespace) -> ScoreCounts:
+    """``transpo tune score``: label the positions by the engine's scores; print the counts."""
+    _check_inputs(args.epd, "EPD")
+    if args.depth is not None and args.nodes is not None:
+        raise ValueError("give --depth or --nodes, not both")
+    depth = DEFAULT_SCORE_DEPTH if args.depth is None and args.nodes is None else args.depth
+    if min(v for v in (depth, args.nodes) if v is not None) < 1:
+        raise ValueError("--depth and --nodes must be >= 1")
+    _check_output(args.out)
+    limit = chess.engine.Limit(depth=depth, nodes=args.nodes)
+    command = ["transpo", "tune", "score", *args.epd, "--out", args.out, "--engine", args.engine,
+               *(["--depth", str(depth)] if depth else ["--nodes", str(args.nodes)])]  # fmt: skip
+    counts = ScoreCounts()
+    total = _count_positions(args.epd)
+    try:
+        engine = chess.engine.SimpleEngine.popen_uci(shlex.split(args.engine))
+    except (OSError, chess.engine.EngineError) as error:
+        raise ValueError(f"cannot start engine {args.engine!r}: {error}") from None
+    try:
+        if "Threads" in engine.options:
+            engine.configure({"Threads": 1})
+
+        def analyse(board: chess.Board) -> chess.engine.PovScore:
+            return engine.analyse(board, limit)["score"]
+
+        with open(args.out, "w", encoding="utf-8") as out, _progress() as progress:
+            out.write(f"# {shlex.join(command)}\n")
+            task = progress.add_task("scoring", total=total)
+            for line in scored_lines(args.epd, analyse, counts):
+                out.write(line + "\n")
+                progress.advance(task)
+    finally:
+        engine.quit()
+    print(f"positions scored: {counts.positions} (forced mates {counts.mates}) by {args.engine} -> {args.out}")
+    return counts
+
+
 # --- step 2: the fit -------------------------------------------------------------------------
 
 
@@ -205,8 +291,19 @@ class Labelled:
     """Positions with their game results (White's score) and validation groups."""
 
     fens: list[str]
-    results: np.ndarray  # float64[n]: 1, 0.5, 0
+    results: np.ndarray  # float64[n]: 1, 0.5, 0 (game results) or an engine's expected result
     groups: list[str]
+
+
+def _label(value: object) -> float | None:
+    """White's score in a ``c9`` operation: a game result, or an expected result in [0, 1] (``tune score``)."""
+    if value in RESULTS:
+        return RESULTS[value]
+    try:
+        number = float(str(value))
+    except ValueError:
+        return None
+    return number if 0.0 <= number <= 1.0 else None
 
 
 def read_labelled(paths: Sequence[str | Path]) -> Labelled:
@@ -218,11 +315,13 @@ def read_labelled(paths: Sequence[str | Path]) -> Labelled:
         for number, board, ops, fault in epd_records(path):
             if board is None:
                 raise ValueError(f"{path}:{number}: {fault}")
-            result = ops.get(RESULT_OP)
-            if result not in RESULTS:
-                raise ValueError(f'{path}:{number}: no game result ({RESULT_OP} "1-0", "0-1" or "1/2-1/2")')
+            label = _label(ops.get(RESULT_OP))
+            if label is None:
+                raise ValueError(
+                    f'{path}:{number}: no label ({RESULT_OP} "1-0", "0-1", "1/2-1/2" or an expected result 0..1)'
+                )
             fens.append(board.fen())
-            results.append(RESULTS[result])
+            results.append(label)
             groups.append(str(ops.get(GROUP_OP) or f"{path.name}:{number}"))
     return Labelled(fens, np.array(results, dtype=np.float64), groups)
 
