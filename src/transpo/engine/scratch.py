@@ -57,6 +57,7 @@ class Scratch(NamedTuple):
     continuation: np.ndarray  # int16[HISTORY_SIZE, HISTORY_SIZE]: quiet-move success after a move (row: that move)
     played: np.ndarray  # int32[PLIES]: piece x to-square of the move made at each ply (0: a null move)
     evals: np.ndarray  # int32[PLIES]: static evaluation at each ply (-INF when in check), for "improving"
+    excluded: np.ndarray  # int32[PLIES]: the move a singular-extension search leaves out at each ply (0: none)
     pv: np.ndarray  # int32[PLIES, PLIES]: the triangle; row p is the PV from ply p
     pv_len: np.ndarray  # int32[PLIES]: length of each row of pv
     ctl: np.ndarray  # int64[CTL_SIZE]: control words (module docstring)
@@ -82,6 +83,7 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         continuation=np.zeros((HISTORY_SIZE, HISTORY_SIZE), dtype=np.int16),
         played=np.zeros(PLIES, dtype=np.int32),
         evals=np.zeros(PLIES, dtype=np.int32),
+        excluded=np.zeros(PLIES, dtype=np.int32),
         pv=np.zeros((PLIES, PLIES), dtype=np.int32),
         pv_len=np.zeros(PLIES, dtype=np.int32),
         ctl=np.zeros(CTL_SIZE, dtype=np.int64),

@@ -47,7 +47,7 @@ from transpo.core.board import (
 from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
 from transpo.core.movegen import generate_moves, in_check
-from transpo.core.moves import FLAG_EP, NO_MOVE, is_quiet, move_flags, move_promo, move_to
+from transpo.core.moves import FLAG_EP, MOVE_ID_MASK, NO_MOVE, is_quiet, move_flags, move_promo, move_to
 from transpo.engine.evaluate import PSQ, evaluate, evaluate_lazy, has_pieces
 from transpo.engine.ordering import (
     COUNTER_SCORE,
@@ -104,6 +104,9 @@ LMR_MIN_SEARCHED = 2  # the first two moves are searched at full depth
 LMR_HISTORY_DIVISOR = 16384  # a quiet move's histories (3 x +-HISTORY_MAX) shift its reduction by up to 3 plies
 LMP_DEPTH = 6  # late move pruning: at this depth or less, quiet moves after the first few are not searched
 IIR_DEPTH = 4  # internal iterative reduction: a node this deep with no hash move is searched one ply shallower
+SINGULAR_DEPTH = 6  # singular extension: from this depth, a hash move far better than every other move is extended
+SINGULAR_TT_SLACK = 3  # ... if its entry is a lower or exact bound at most this much shallower than the node
+SINGULAR_MARGIN = 2  # centipawns per ply below the entry's score that the other moves must stay under
 FUTILITY_MARGIN = 100
 FUTILITY_DEPTH = 3
 RFP_MARGIN = 80
@@ -271,14 +274,23 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
 
     # --- transposition table ---
     draft = depth  # what a probe at this node compares with: stored as is, extensions not counted
+    excluded = sc.excluded[ply]  # inside a singular-extension search: this move is left out, nothing is stored
+    singular_candidate = False
+    singular_score = 0
     if is_enabled(tt):
         entry = probe(tt, key, check_key, ply)
         if entry.bound != BOUND_NONE:
             hash_move = entry.move
             stored_eval = entry.static_eval
-            if not pv_node and not root and _decides(entry, depth, alpha, beta):
+            if not pv_node and not root and excluded == 0 and _decides(entry, depth, alpha, beta):
                 record_cutoff(tt, key, check_key)
                 return entry.score
+            singular_candidate = (
+                not root and excluded == 0 and depth >= SINGULAR_DEPTH
+                and entry.depth >= depth - SINGULAR_TT_SLACK and entry.bound != BOUND_UPPER
+                and abs(entry.score) < MATE_BOUND
+            )  # fmt: skip
+            singular_score = entry.score
 
     if checked:
         depth += 1  # check extension (the table keeps the draft asked for, draft below)
@@ -290,7 +302,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
     us = state[ST_SIDE]
 
-    if not pv_node and not checked and not root:
+    if not pv_node and not checked and not root and excluded == 0:
         # Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
         if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
             return static_eval
@@ -311,6 +323,22 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         return -MATE + ply if checked else 0
     if depth >= IIR_DEPTH and hash_move == NO_MOVE and not checked:
         depth -= 1  # no hash move: this node was not searched before, a shallower search finds one cheaply
+    singular = False
+    if singular_candidate:
+        # Singular extension: search the other moves, shallower, against a bar just below the hash
+        # move's score. If none reaches it, the hash move is the only good one: search it a ply deeper.
+        bar = singular_score - SINGULAR_MARGIN * depth
+        sc.excluded[ply] = hash_move
+        score = negamax(pos, tt, sc, (depth - 1) // 2, bar - 1, bar, ply, forbid_null)
+        sc.excluded[ply] = 0
+        sc.pv_len[ply] = 0  # the inner search's line is not this node's
+        if ctl[CTL_ABORTED] != 0:
+            return 0
+        if score < bar:
+            singular = True
+        elif bar >= beta:
+            return bar  # multi-cut: even without the hash move some move beats beta
+        end = generate_moves(board, state, sc.moves, start, False)  # the inner search reused this ply's list
     counter_move = sc.counter[sc.played[ply - 1]] if ply > 0 else NO_MOVE
     score_moves(board, sc, start, end, hash_move, ply, counter_move)
 
@@ -327,7 +355,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     late_limit = _late_move_limit(depth, improving)
     for i in range(start, end):
         move = pick_next(sc.moves, sc.scores, i, end)
-        if root and _excluded(ctl, move):
+        if (root and _excluded(ctl, move)) or (move & MOVE_ID_MASK) == excluded:
             continue
         quiet = is_quiet(move)
         if prune_late and quiet and i - start >= late_limit and searched > 0 and best > -MATE_BOUND:
@@ -356,6 +384,8 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             quiet_count += 1
             continue
         new_depth = depth - 1
+        if singular and (move & MOVE_ID_MASK) == hash_move:
+            new_depth += 1
         if searched == 0:
             score = -negamax(pos, tt, sc, new_depth, -beta, -alpha, ply + 1, allow_null)
         else:
@@ -388,7 +418,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             quiet_count += 1
 
     if searched == 0:
-        return alpha  # every root move excluded (MultiPV asked for more lines than moves)
-    if is_enabled(tt):
+        return alpha  # every move excluded (MultiPV asked for more lines than moves; a singular search)
+    if is_enabled(tt) and excluded == 0:
         store(tt, key, check_key, best_move, best, static_eval, draft, _bound_of(best, original_alpha, beta), ply)
     return best
