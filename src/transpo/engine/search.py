@@ -336,8 +336,6 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             return 0
         if score < bar:
             singular = True
-        elif bar >= beta:
-            return bar  # multi-cut: even without the hash move some move beats beta
         end = generate_moves(board, state, sc.moves, start, False)  # the inner search reused this ply's list
     counter_move = sc.counter[sc.played[ply - 1]] if ply > 0 else NO_MOVE
     score_moves(board, sc, start, end, hash_move, ply, counter_move)
