@@ -14,7 +14,8 @@ At each node, in order:
    bound allows it (exact; lower >= beta; upper <= alpha) - the pseudocode of
    Eppstein's 1997 lecture (docs/REFERENCES.md) - at non-PV nodes; its move is ordered first in any case, but only
    if it is among the generated legal moves, so a crash cannot play an illegal move;
-3. check extension, reverse futility and null-move pruning;
+3. check extension, reverse futility and null-move pruning; singular extension of the hash move
+   (the other moves, searched at half depth against a bar below its score, all fail: one ply more for it);
 4. the moves, best-first by :mod:`transpo.engine.ordering`, searched with a null
    window after the first (PVS) and reduced when late and quiet (LMR);
 5. the result is stored with its bound type and, for mates, a node-relative score.
