@@ -17,6 +17,15 @@ score in one pass:
 
 ``pick_next`` then swaps the best remaining move to the front, a selection
 sort step: when the first move or two cut off, the rest are never sorted.
+
+The exchange test of a capture (SEE, the costly part of scoring) is put off
+until ``pick_next`` is about to hand that capture out: ``score_moves`` gives
+every capture its good-capture score, and when one turns out to lose it is
+demoted to its losing score and the pick is done again.  A deferred score is
+never below the true one, and a capture is only handed out with its true
+score, so the moves come out in exactly the order eager scoring gives (the
+first-found best, ties included), while the captures after a cutoff are
+never tested at all.
 """
 
 from __future__ import annotations
@@ -98,7 +107,7 @@ def score_moves(board, sc, start, end, hash_move, ply, counter_move):
         if (m & MOVE_ID_MASK) == hash_move:
             scores[i] = HASH_SCORE
         elif move_flags(m) & FLAG_CAPTURE or move_promo(m):
-            scores[i] = (CAPTURE_SCORE if _not_losing(board, m) else BAD_CAPTURE_SCORE) + mvv_lva(board, m)
+            scores[i] = CAPTURE_SCORE + mvv_lva(board, m)  # tested by pick_next when picked (module docstring)
         elif m == k1:
             scores[i] = KILLER_SCORE
         elif m == k2:
@@ -111,14 +120,28 @@ def score_moves(board, sc, start, end, hash_move, ply, counter_move):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pick_next(moves, scores, i, end):
-    """Swap the best-scored move of ``moves[i:end]`` into slot ``i`` and return it."""
+def _best_index(scores, i, end):
+    """Index of the first highest score in ``scores[i:end]``."""
     best = i
     best_score = scores[i]
     for j in range(i + 1, end):
         if scores[j] > best_score:
             best = j
             best_score = scores[j]
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pick_next(board, moves, scores, i, end):
+    """Swap the best-scored move of ``moves[i:end]`` into slot ``i`` and return it.
+
+    A capture picked with its deferred good-capture score is tested first; if it
+    loses, it gets its losing score and the pick is repeated (module docstring).
+    """
+    best = _best_index(scores, i, end)
+    while CAPTURE_SCORE <= scores[best] < HASH_SCORE and not _not_losing(board, moves[best]):
+        scores[best] += BAD_CAPTURE_SCORE - CAPTURE_SCORE
+        best = _best_index(scores, i, end)
     if best != i:
         moves[i], moves[best] = moves[best], moves[i]
         scores[i], scores[best] = scores[best], scores[i]

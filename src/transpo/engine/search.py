@@ -240,7 +240,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         end = generate_moves(board, state, sc.moves, start, True)
         score_moves(board, sc, start, end, hash_move, ply, NO_MOVE)
         for i in range(start, end):
-            move = pick_next(sc.moves, sc.scores, i, end)
+            move = pick_next(board, sc.moves, sc.scores, i, end)
             if sc.scores[i] < 0:
                 break  # the losing captures come last (see ordering): none of them is worth searching here
             if move_promo(move) == 0 and _futile_capture(board, move, best, alpha):
@@ -353,7 +353,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     prune_late = not pv_node and not checked and depth <= LMP_DEPTH
     late_limit = _late_move_limit(depth, improving)
     for i in range(start, end):
-        move = pick_next(sc.moves, sc.scores, i, end)
+        move = pick_next(board, sc.moves, sc.scores, i, end)
         if (root and _excluded(ctl, move)) or (move & MOVE_ID_MASK) == excluded:
             continue
         quiet = is_quiet(move)
