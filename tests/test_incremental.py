@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from transpo import START_FEN, Position
-from transpo.core.board import SQ64_TO_120, ST_EG, ST_MG, ST_PHASE, ST_PLY, ST_SIDE
+from transpo.core.board import SQ64_TO_120, ST_EG, ST_MG, ST_OCCUPIED, ST_PAWNS, ST_PHASE, ST_PLY, ST_SIDE
 from transpo.core.keys import KEY_SET_NAMES, compute_key, compute_pawn_key
 from transpo.core.makemove import make_move, unmake_move
 from transpo.settings import KEY_COMBINATIONS
@@ -129,6 +129,19 @@ def test_make_move_keeps_psq_sums_equal_to_scratch(fen, ops, table):
         sums = (int(p.state[ST_MG]), int(p.state[ST_EG]), int(p.state[ST_PHASE]))
         assert sums == scratch_sums(p.board, psq)
         assert int(p.keys[p.state[ST_PLY]]) == int(compute_key(p.board, p.state, p.zobrist))
+        assert [int(v) for v in p.state[ST_OCCUPIED:ST_PAWNS + 2]] == scratch_bitboards(p.board)
+
+
+def scratch_bitboards(board: np.ndarray) -> list[int]:
+    """The colour and pawn bitboards of a board, from scratch: white, black pieces; white, black pawns (as int64)."""
+    boards = [0, 0, 0, 0]
+    for s, sq in enumerate(SQ64_TO_120):
+        piece = int(board[sq])
+        if piece > 0:
+            boards[piece >> 3] |= 1 << s
+            if piece & 7 == 1:
+                boards[2 + (piece >> 3)] |= 1 << s
+    return [b - (1 << 64) if b >= 1 << 63 else b for b in boards]
 
 
 def test_psq_tables_under_test_are_not_trivial():

@@ -59,6 +59,8 @@ ST_MG = 8  # middlegame piece-square sum, White's point of view
 ST_EG = 9  # endgame piece-square sum, White's point of view
 ST_PHASE = 10  # game phase (sum of phase increments of the pieces on the board)
 ST_PAWN_KEY = 11  # Zobrist key of the pawns alone (the 64 key bits stored as int64): the pawn hash's key
+ST_OCCUPIED = 12  # ST_OCCUPIED + colour: bitboard of that colour's pieces (bit 8 * rank + file, a1 = 0; as int64)
+ST_PAWNS = 14  # ST_PAWNS + colour: bitboard of that colour's pawns (same layout)
 ST_COUNT = 16  # ST_COUNT + piece code: number of such pieces on the board (16 slots)
 STATE_SIZE = 32
 
@@ -85,6 +87,9 @@ MAX_MOVES = 256  # more than the 218 legal moves of the richest known position
 SQ64_TO_120 = np.array([21 + (s & 7) + 10 * (s >> 3) for s in range(64)], dtype=np.int64)
 SQ120_TO_64 = np.full(120, -1, dtype=np.int64)
 SQ120_TO_64[SQ64_TO_120] = np.arange(64)
+# SQUARE_BB[sq]: the bitboard bit of a mailbox square (int64, like the state slots it goes into), 0 off the board.
+SQUARE_BB = np.zeros(120, dtype=np.int64)
+SQUARE_BB[SQ64_TO_120] = (np.uint64(1) << np.arange(64, dtype=np.uint64)).view(np.int64)
 
 A1, E1, H1, A8, E8, H8 = 21, 25, 28, 91, 95, 98
 

@@ -37,12 +37,15 @@ from transpo.core.board import (
     PIECE_LETTERS,
     ROOK,
     SQ64_TO_120,
+    SQUARE_BB,
     ST_CASTLE,
     ST_COUNT,
     ST_EP,
     ST_FULLMOVE,
     ST_HALFMOVE,
     ST_KING,
+    ST_OCCUPIED,
+    ST_PAWNS,
     ST_SIDE,
     WHITE,
     new_arrays,
@@ -109,6 +112,9 @@ def _place_pieces(board: np.ndarray, state: np.ndarray, placement: str) -> None:
                 sq = int(SQ64_TO_120[rank * 8 + file])
                 board[sq] = code
                 state[ST_COUNT + code] += 1
+                state[ST_OCCUPIED + (code >> 3)] |= SQUARE_BB[sq]
+                if code & 7 == PAWN:
+                    state[ST_PAWNS + (code >> 3)] |= SQUARE_BB[sq]
                 if code & 7 == KING:
                     state[ST_KING + (code >> 3)] = sq
                 file += 1

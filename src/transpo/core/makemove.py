@@ -2,7 +2,8 @@
 
 Make pushes what cannot be recomputed onto the undo stack, writes the new key
 into ``keys[ply + 1]``, keeps the pawn-only key ``state[ST_PAWN_KEY]`` the same
-way and updates the piece-square sums and piece counts from
+way and updates the piece-square sums, piece counts and the colour and pawn
+bitboards (``ST_OCCUPIED``, ``ST_PAWNS``; unmake XORs them back) from
 the ``psq`` table (``int32[16, 120, 3]``: middlegame, endgame and phase value of
 a piece code on a square).  Unmake reverses the board and pops the stack; the
 old key is still in ``keys[ply]``.
@@ -42,6 +43,7 @@ from transpo.core.board import (
     KING,
     PAWN,
     ROOK,
+    SQUARE_BB,
     ST_CASTLE,
     ST_COUNT,
     ST_EG,
@@ -50,7 +52,9 @@ from transpo.core.board import (
     ST_HALFMOVE,
     ST_KING,
     ST_MG,
+    ST_OCCUPIED,
     ST_PAWN_KEY,
+    ST_PAWNS,
     ST_PHASE,
     ST_PLY,
     ST_SIDE,
@@ -143,8 +147,10 @@ def _make(board, state, keys, undo, move, zob, psq):
         eg -= psq[captured, cap_sq, 1]
         phase -= psq[captured, cap_sq, 2]
         state[ST_COUNT + captured] -= 1
+        state[ST_OCCUPIED + 1 - us] ^= SQUARE_BB[cap_sq]
         if (captured & 7) == PAWN:
             pawn_key = _key_out(pawn_key, zob[Z_PIECE + 120 * captured + cap_sq], additive)
+            state[ST_PAWNS + 1 - us] ^= SQUARE_BB[cap_sq]
 
     piece = board[frm]
     placed = piece
@@ -160,11 +166,14 @@ def _make(board, state, keys, undo, move, zob, psq):
     eg += psq[placed, to, 1] - psq[piece, frm, 1]
     phase += psq[placed, to, 2] - psq[piece, frm, 2]
 
+    state[ST_OCCUPIED + us] ^= SQUARE_BB[frm] | SQUARE_BB[to]
     kind = piece & 7
     if kind == PAWN:
         pawn_key = _key_out(pawn_key, zob[Z_PIECE + 120 * piece + frm], additive)
+        state[ST_PAWNS + us] ^= SQUARE_BB[frm]
         if promo == 0:
             pawn_key = _key_in(pawn_key, zob[Z_PIECE + 120 * piece + to], additive)
+            state[ST_PAWNS + us] ^= SQUARE_BB[to]
     if kind == KING:
         state[ST_KING + us] = to
         if flags & FLAG_CASTLE:
@@ -173,6 +182,7 @@ def _make(board, state, keys, undo, move, zob, psq):
             rook_to = to - 1 if to > frm else to + 1
             board[rook_from] = EMPTY
             board[rook_to] = rook
+            state[ST_OCCUPIED + us] ^= SQUARE_BB[rook_from] | SQUARE_BB[rook_to]
             key = _key_out(key, zob[Z_PIECE + 120 * rook + rook_from], additive)
             key = _key_in(key, zob[Z_PIECE + 120 * rook + rook_to], additive)
             mg += psq[rook, rook_to, 0] - psq[rook, rook_from, 0]
@@ -224,6 +234,10 @@ def _unmake(board, state, undo, move):
         state[ST_COUNT + piece] += 1
     board[to] = EMPTY
     board[frm] = piece
+    # The bitboards are put back by the same XORs that make applied.
+    state[ST_OCCUPIED + us] ^= SQUARE_BB[frm] | SQUARE_BB[to]
+    if (piece & 7) == PAWN:
+        state[ST_PAWNS + us] ^= SQUARE_BB[frm] if promo != 0 else SQUARE_BB[frm] | SQUARE_BB[to]
     if (piece & 7) == KING:
         state[ST_KING + us] = frm
         if flags & FLAG_CASTLE:
@@ -231,6 +245,7 @@ def _unmake(board, state, undo, move):
             rook_to = to - 1 if to > frm else to + 1
             board[rook_from] = board[rook_to]
             board[rook_to] = EMPTY
+            state[ST_OCCUPIED + us] ^= SQUARE_BB[rook_from] | SQUARE_BB[rook_to]
     captured = undo[ply, UN_CAPTURED]
     if captured != EMPTY:
         cap_sq = to
@@ -238,6 +253,9 @@ def _unmake(board, state, undo, move):
             cap_sq = to - 10 if us == 0 else to + 10
         board[cap_sq] = captured
         state[ST_COUNT + captured] += 1
+        state[ST_OCCUPIED + 1 - us] ^= SQUARE_BB[cap_sq]
+        if (captured & 7) == PAWN:
+            state[ST_PAWNS + 1 - us] ^= SQUARE_BB[cap_sq]
 
     state[ST_CASTLE] = undo[ply, UN_CASTLE]
     state[ST_EP] = undo[ply, UN_EP]

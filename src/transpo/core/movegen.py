@@ -19,7 +19,9 @@ before the piece loop starts:
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from transpo.core.board import (
     BISHOP,
@@ -38,10 +40,12 @@ from transpo.core.board import (
     RAY_STEP,
     ROOK,
     ROOK_STEPS,
+    SQ64_TO_120,
     SQ120_TO_64,
     ST_CASTLE,
     ST_EP,
     ST_KING,
+    ST_OCCUPIED,
     ST_SIDE,
 )
 from transpo.core.moves import FLAG_CAPTURE, FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, encode
@@ -203,13 +207,16 @@ def generate_moves(board, state, out, start, noisy_only):
     checked = checkers > 0
 
     # --- the pieces, in square order ------------------------------------------
+    # The side's bitboard, lowest bit first, visits its pieces in mailbox order
+    # (a1 = bit 0 = square 21 upwards), so the moves come out in the same order
+    # as a scan of the board would give, without looking at the empty squares.
     n = start
     ep = state[ST_EP]
-    own = us << 3
-    for sq in range(21, 99):
+    rest = np.uint64(state[ST_OCCUPIED + us])
+    while rest != 0:
+        sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
+        rest &= rest - np.uint64(1)
         p = board[sq]
-        if not own < p <= own + 6:
-            continue
         kind = p & 7
         if kind == KING:
             # Lift the king so that a slider checking along a line also covers
