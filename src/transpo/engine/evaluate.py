@@ -48,6 +48,7 @@ from transpo.core.board import (
     ST_EG,
     ST_KING,
     ST_MG,
+    ST_OCCUPIED,
     ST_PAWN_KEY,
     ST_PHASE,
     ST_SIDE,
@@ -184,12 +185,13 @@ def _pieces(board, state, white, black, features):
     units_b = 0
     attackers_w = 0
     attackers_b = 0
-    for sq in range(21, 99):  # the mailbox rows, borders included: they hold OFF (< 0)
+    rest = (np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])) & ~(white | black)
+    while rest != 0:  # the pieces of both sides but the pawns (sums: the order does not matter)
+        sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
+        rest &= rest - np.uint64(1)
         p = board[sq]
-        if p <= 0:
-            continue
         kind = p & 7
-        if kind == PAWN or kind == KING:
+        if kind == KING:
             continue
         colour = p >> 3
         sign = 1 - 2 * colour
@@ -290,7 +292,7 @@ def _evaluate(board, state, sc, key, use_cache, alpha, beta):
         pawn_mg = sc.pawn_scores[slot, 0]
         pawn_eg = sc.pawn_scores[slot, 1]
     else:
-        white, black = pawn_bitboards(board)
+        white, black = pawn_bitboards(state)
         passed = pawn_features(board, white, black, features)
         pawn_mg, pawn_eg = _block(weights, features, 0, N_PAWN_TERMS)
         if use_cache:

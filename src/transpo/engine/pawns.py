@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from transpo.core.board import PAWN, SQ64_TO_120
+from transpo.core.board import SQ64_TO_120, ST_PAWNS
 from transpo.engine.terms import (
     N_PAWN_TERMS,
     PASSED_RANK2,
@@ -78,17 +79,9 @@ SUPPORT_SPAN = _span_table(ahead=False, neighbours=True, own_file=False, level=T
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pawn_bitboards(board):
-    """(white pawns, black pawns) as bitboards, from the mailbox."""
-    white = np.uint64(0)
-    black = np.uint64(0)
-    for s in range(64):
-        p = board[SQ64_TO_120[s]]
-        if p == PAWN:
-            white |= BIT[s]
-        elif p == PAWN | 8:
-            black |= BIT[s]
-    return white, black
+def pawn_bitboards(state):
+    """(white pawns, black pawns) as bitboards: make/unmake keep them in the state."""
+    return np.uint64(state[ST_PAWNS]), np.uint64(state[ST_PAWNS + 1])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -105,11 +98,12 @@ def pawn_features(board, white, black, features):
     for t in range(N_PAWN_TERMS):
         features[t] = 0
     passed = np.uint64(0)
-    for s in range(64):
+    rest = white | black
+    while rest != 0:  # the pawns, a1 first
+        s = np.int64(trailing_zeros(rest))
+        rest &= rest - np.uint64(1)
         sq = SQ64_TO_120[s]
         p = board[sq]
-        if p <= 0 or (p & 7) != PAWN:
-            continue
         colour = p >> 3
         sign = 1 - 2 * colour
         own = white if colour == 0 else black
