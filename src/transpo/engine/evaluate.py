@@ -114,6 +114,11 @@ def _king_zones() -> np.ndarray:
 
 KING_ZONE = _king_zones()
 
+# _evaluate prices the terms in two groups: those set before the lazy test (the bishop pair first,
+# the passers and tempo last) and those _pieces and _king_shelter set (every slot between them).
+assert BISHOP_PAIR == N_PAWN_TERMS and PASSED_FREE < PASSED_OWN_KING < PASSED_ENEMY_KING < PASSED_UNSTOPPABLE < TEMPO
+assert TEMPO == N_TERMS - 1 and PASSED_UNSTOPPABLE == TEMPO - 1 and PASSED_FREE == TEMPO - 4
+
 
 @njit(cache=True, inline="always")
 def _only_minor_pieces(state, color):
@@ -308,17 +313,20 @@ def _evaluate(board, state, sc, key, use_cache, alpha, beta):
     features[BISHOP_PAIR] = int(state[ST_COUNT + BISHOP] >= 2) - int(state[ST_COUNT + 8 + BISHOP] >= 2)
     features[TEMPO] = 1 - 2 * state[ST_SIDE]
     _passers(board, state, passed, features)
-    mg = state[ST_MG] + pawn_mg
-    eg = state[ST_EG] + pawn_eg
+    # The terms known so far (bishop pair, passers, tempo) are priced once, before the lazy test;
+    # the piece and shelter terms, the block between them, after it (the layout asserted below).
+    known_mg, known_eg = _block(weights, features, BISHOP_PAIR, BISHOP_PAIR + 1)
+    passers_mg, passers_eg = _block(weights, features, PASSED_FREE, N_TERMS)
+    mg = state[ST_MG] + pawn_mg + known_mg + passers_mg
+    eg = state[ST_EG] + pawn_eg + known_eg + passers_eg
     if alpha > -LAZY_OFF or beta < LAZY_OFF:  # lazy: the terms still missing cannot bring the score inside the window
-        quick_mg, quick_eg = _block(weights, features, N_PAWN_TERMS, N_TERMS)
-        quick = taper(mg + quick_mg, eg + quick_eg, state[ST_PHASE])
+        quick = taper(mg, eg, state[ST_PHASE])
         quick = quick if state[ST_SIDE] == 0 else -quick
         if quick - LAZY_MARGIN >= beta or quick + LAZY_MARGIN <= alpha:
             return quick
     _pieces(board, state, white, black, features)
     _king_shelter(board, state, white, black, features)
-    piece_mg, piece_eg = _block(weights, features, N_PAWN_TERMS, N_TERMS)
+    piece_mg, piece_eg = _block(weights, features, BISHOP_PAIR + 1, PASSED_FREE)
     mg += piece_mg
     eg += piece_eg
     score = taper(mg, eg, state[ST_PHASE])
