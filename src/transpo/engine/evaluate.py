@@ -114,6 +114,17 @@ def _king_zones() -> np.ndarray:
 
 KING_ZONE = _king_zones()
 
+
+def _knight_reach() -> np.ndarray:
+    """KNIGHT_REACH[sq]: bitboard of the board squares a knight on mailbox square sq jumps to."""
+    reach = np.zeros(120, dtype=np.uint64)
+    for sq in SQ64_TO_120:
+        reach[sq] = np.bitwise_or.reduce(SQUARE_BIT[sq + KNIGHT_STEPS])
+    return reach
+
+
+KNIGHT_REACH = _knight_reach()
+
 # _evaluate prices the terms in two groups: those set before the lazy test (the bishop pair first,
 # the passers and tempo last) and those _pieces and _king_shelter set (every slot between them).
 assert BISHOP_PAIR == N_PAWN_TERMS and PASSED_FREE < PASSED_OWN_KING < PASSED_ENEMY_KING < PASSED_UNSTOPPABLE < TEMPO
@@ -147,38 +158,26 @@ def distance(a, b):
 
 
 @njit(cache=True, inline="always")
-def _piece_reach(board, sq, kind, colour):
-    """(reach, targets) bitboards of the piece on ``sq``, from one walk over its moves.
+def _piece_reach(board, sq, kind, own):
+    """(reach, targets) bitboards of the piece on ``sq`` whose side's pieces are ``own``.
 
-    ``targets``: the squares it could move to (empty, or held by the other side);
-    ``reach``: those and the own pieces that block it - every square it sees, which
-    is what the king-zone count takes.
+    ``reach``: every square it sees, the own pieces that block it included (what
+    the king-zone count takes); ``targets``: those it could move to (empty, or
+    held by the other side).  A knight's reach is its table entry; a slider's
+    comes from one walk along each of its rays up to the first piece.
     """
-    targets = np.uint64(0)
-    own_blockers = np.uint64(0)
     if kind == KNIGHT:
-        for step in KNIGHT_STEPS:
-            t = sq + step
-            q = board[t]
-            if q == EMPTY or (q > 0 and (q >> 3) != colour):
-                targets |= SQUARE_BIT[t]
-            elif q > 0:
-                own_blockers |= SQUARE_BIT[t]
-        return targets | own_blockers, targets
+        reach = KNIGHT_REACH[sq]
+        return reach, reach & ~own
+    reach = np.uint64(0)
     steps = BISHOP_STEPS if kind == BISHOP else ROOK_STEPS if kind == ROOK else QUEEN_STEPS
     for step in steps:
         t = sq + step
-        q = board[t]
-        while q == EMPTY:
-            targets |= SQUARE_BIT[t]
+        while board[t] == EMPTY:
+            reach |= SQUARE_BIT[t]
             t += step
-            q = board[t]
-        if q > 0:  # the piece that stops the ray (OFF, the border, is not a square)
-            if (q >> 3) != colour:
-                targets |= SQUARE_BIT[t]
-            else:
-                own_blockers |= SQUARE_BIT[t]
-    return targets | own_blockers, targets
+        reach |= SQUARE_BIT[t]  # the piece that stops the ray (0 for OFF, the border)
+    return reach, reach & ~own
 
 
 @njit(cache=True, inline="always")
@@ -203,7 +202,7 @@ def _pieces(board, state, white, black, features):
         enemy_attacks = black_attacks if colour == 0 else white_attacks
         if enemy_attacks & SQUARE_BIT[sq]:
             features[PAWN_THREAT] -= sign  # the other side's pawn hits this piece
-        reach, targets = _piece_reach(board, sq, kind, colour)
+        reach, targets = _piece_reach(board, sq, kind, np.uint64(state[ST_OCCUPIED + colour]))
         mobility = popcount(targets & ~enemy_attacks)  # squares an enemy pawn guards do not count
         features[KNIGHT_MOBILITY + kind - KNIGHT] += sign * (mobility - MOBILITY_CENTRE[kind])
         zone = popcount(reach & KING_ZONE[state[ST_KING + 1 - colour]])  # own pieces it guards there count too
