@@ -98,6 +98,28 @@ KING_STEPS = np.array([-11, -10, -9, -1, 1, 9, 10, 11], dtype=np.int64)
 BISHOP_STEPS = np.array([-11, -9, 9, 11], dtype=np.int64)
 ROOK_STEPS = np.array([-10, -1, 1, 10], dtype=np.int64)
 
+
+
+def _reach_masks(steps: np.ndarray, slide: bool) -> np.ndarray:
+    """masks[i, sq]: bitboard of the board squares reached from mailbox square sq by steps[i]
+    (all the way to the edge when ``slide``, one step otherwise); 0 for off-board sq."""
+    on_board = SQ120_TO_64 >= 0
+    masks = np.zeros((len(steps), 120), dtype=np.int64)
+    for i, step in enumerate(steps):
+        for sq in SQ64_TO_120:
+            t = int(sq) + int(step)
+            while 0 <= t < 120 and on_board[t]:
+                masks[i, sq] |= SQUARE_BB[t]
+                t = t + int(step) if slide else -1
+    return masks
+
+
+# RAY_BB[i, sq]: the squares beyond mailbox square sq along BISHOP_STEPS[i] (i < 4) or ROOK_STEPS[i - 4];
+# KNIGHT_BB[sq], KING_BB[sq]: the squares a knight or king on sq reaches.  (int64 bitboards.)
+RAY_BB = np.ascontiguousarray(_reach_masks(np.concatenate((BISHOP_STEPS, ROOK_STEPS)), True))
+KNIGHT_BB = np.bitwise_or.reduce(_reach_masks(KNIGHT_STEPS, False), axis=0)
+KING_BB = np.bitwise_or.reduce(_reach_masks(KING_STEPS, False), axis=0)
+
 # CASTLE_KEEP[sq]: castling rights that survive a move from or to sq.
 CASTLE_KEEP = np.full(120, 15, dtype=np.int64)
 CASTLE_KEEP[E1] = 15 & ~(CASTLE_WK | CASTLE_WQ)

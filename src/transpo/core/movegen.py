@@ -32,11 +32,14 @@ from transpo.core.board import (
     CASTLE_WQ,
     EMPTY,
     KING,
+    KING_BB,
     KING_STEPS,
     KNIGHT,
+    KNIGHT_BB,
     KNIGHT_STEPS,
     PAWN,
     QUEEN,
+    RAY_BB,
     RAY_STEP,
     ROOK,
     ROOK_STEPS,
@@ -58,9 +61,14 @@ from transpo.core.moves import FLAG_CAPTURE, FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, 
 # 1.5-1.8x faster.  Callers compiled with NRT call them as usual.
 
 
-@njit("boolean(int8[::1], int64, int64)", cache=True, nogil=True, _nrt=False)
-def is_attacked(board, sq, by):
-    """True if side ``by`` attacks square ``sq`` (pieces as they stand)."""
+@njit("boolean(int8[::1], int64, int64, int64)", cache=True, nogil=True, _nrt=False)
+def attacked(board, sq, by, pieces):
+    """True if side ``by``, whose pieces are all in bitboard ``pieces``, attacks square ``sq``.
+
+    ``pieces`` only lets the test skip the knight squares, the king squares and
+    the rays where side ``by`` has no piece at all; any superset of its pieces
+    (-1: every square) gives the same answer, the board decides.
+    """
     base = by << 3
     # Pawns: a white pawn attacks upward, so look one rank below sq for it.
     if by == 0:
@@ -69,34 +77,45 @@ def is_attacked(board, sq, by):
     else:
         if board[sq + 9] == base | PAWN or board[sq + 11] == base | PAWN:
             return True
-    for i in range(8):
-        if board[sq + KNIGHT_STEPS[i]] == base | KNIGHT:
-            return True
-        if board[sq + KING_STEPS[i]] == base | KING:
-            return True
+    if KNIGHT_BB[sq] & pieces:
+        for i in range(8):
+            if board[sq + KNIGHT_STEPS[i]] == base | KNIGHT:
+                return True
+    if KING_BB[sq] & pieces:
+        for i in range(8):
+            if board[sq + KING_STEPS[i]] == base | KING:
+                return True
     for i in range(4):
-        step = BISHOP_STEPS[i]
-        t = sq + step
-        while board[t] == EMPTY:
-            t += step
-        p = board[t]
-        if p == base | BISHOP or p == base | QUEEN:
-            return True
-        step = ROOK_STEPS[i]
-        t = sq + step
-        while board[t] == EMPTY:
-            t += step
-        p = board[t]
-        if p == base | ROOK or p == base | QUEEN:
-            return True
+        if RAY_BB[i, sq] & pieces:
+            step = BISHOP_STEPS[i]
+            t = sq + step
+            while board[t] == EMPTY:
+                t += step
+            p = board[t]
+            if p == base | BISHOP or p == base | QUEEN:
+                return True
+        if RAY_BB[i + 4, sq] & pieces:
+            step = ROOK_STEPS[i]
+            t = sq + step
+            while board[t] == EMPTY:
+                t += step
+            p = board[t]
+            if p == base | ROOK or p == base | QUEEN:
+                return True
     return False
+
+
+@njit("boolean(int8[::1], int64, int64)", cache=True, nogil=True, _nrt=False)
+def is_attacked(board, sq, by):
+    """True if side ``by`` attacks square ``sq`` (pieces as they stand)."""
+    return attacked(board, sq, by, -1)
 
 
 @njit("boolean(int8[::1], int64[::1])", cache=True, nogil=True, _nrt=False)
 def in_check(board, state):
     """True if the side to move is in check."""
     us = state[ST_SIDE]
-    return is_attacked(board, state[ST_KING + us], 1 - us)
+    return attacked(board, state[ST_KING + us], 1 - us, state[ST_OCCUPIED + 1 - us])
 
 
 # A plain compiled function, not inline="always": numba's own inlining of a
@@ -143,12 +162,13 @@ def _castling(board, state, us, out, n):
     k = 25 if us == 0 else 95  # e1 / e8
     short = CASTLE_WK if us == 0 else CASTLE_BK
     long = CASTLE_WQ if us == 0 else CASTLE_BQ
+    enemies = state[ST_OCCUPIED + them]
     if (rights & short) and board[k + 1] == EMPTY and board[k + 2] == EMPTY:
-        if not is_attacked(board, k + 1, them) and not is_attacked(board, k + 2, them):
+        if not attacked(board, k + 1, them, enemies) and not attacked(board, k + 2, them, enemies):
             out[n] = encode(k, k + 2, 0, FLAG_CASTLE)
             n += 1
     if (rights & long) and board[k - 1] == EMPTY and board[k - 2] == EMPTY and board[k - 3] == EMPTY:
-        if not is_attacked(board, k - 1, them) and not is_attacked(board, k - 2, them):
+        if not attacked(board, k - 1, them, enemies) and not attacked(board, k - 2, them, enemies):
             out[n] = encode(k, k - 2, 0, FLAG_CASTLE)
             n += 1
     return n
@@ -233,7 +253,7 @@ def generate_moves(board, state, out, start, noisy_only):
                     flags = FLAG_CAPTURE
                 else:
                     continue
-                if not is_attacked(board, t, them):
+                if not attacked(board, t, them, state[ST_OCCUPIED + them]):
                     out[n] = encode(sq, t, 0, flags)
                     n += 1
             board[sq] = p
