@@ -169,6 +169,29 @@ def _late_move_limit(depth, improving):
 
 
 @njit(cache=True, inline="always")
+def _drop_quiets(moves, scores, first, end):
+    """Late move pruning skips every quiet move from here on: drop them from ``moves[first:end]``; the new end.
+
+    What stays are the losing captures, below every quiet move: once the quiet
+    moves are gone they are picked in score order, as they would have been after
+    the quiet moves' turns.  Only ties would depend on where the selection's swaps
+    left each capture, so a list with two equal capture scores is kept as it is.
+    """
+    for a in range(first, end):
+        if not is_quiet(moves[a]):
+            for b in range(a + 1, end):
+                if scores[b] == scores[a] and not is_quiet(moves[b]):
+                    return end
+    n = first
+    for j in range(first, end):
+        if not is_quiet(moves[j]):
+            moves[n] = moves[j]
+            scores[n] = scores[j]
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
 def _bound_of(best, original_alpha, beta):
     """The bound type a node's result is stored with: failed high, exact or failed low."""
     if best >= beta:
@@ -352,13 +375,19 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     )  # fmt: skip
     prune_late = not pv_node and not checked and depth <= LMP_DEPTH
     late_limit = _late_move_limit(depth, improving)
+    live_end = end  # the list shrinks when late move pruning drops the remaining quiet moves at once
     for i in range(start, end):
-        move = pick_next(board, sc.moves, sc.scores, i, end)
+        if i >= live_end:
+            break
+        move = pick_next(board, sc.moves, sc.scores, i, live_end)
         if (root and _excluded(ctl, move)) or (move & MOVE_ID_MASK) == excluded:
             continue
         quiet = is_quiet(move)
         if prune_late and quiet and i - start >= late_limit and searched > 0 and best > -MATE_BOUND:
-            continue  # late move pruning: this late in a well-ordered list, a quiet move hardly ever matters
+            # Late move pruning: this late in a well-ordered list, a quiet move hardly ever matters.
+            # Every quiet move after this one is pruned too, so they are dropped now, not picked one by one.
+            live_end = _drop_quiets(sc.moves, sc.scores, i + 1, live_end)
+            continue
         refutation = sc.scores[i] >= COUNTER_SCORE and sc.scores[i] < COUNTER_SCORE + 3
         played = history_index(board, move)
         # SEE pruning near the leaves: a move that loses too much material on its square is skipped
