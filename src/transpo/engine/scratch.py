@@ -58,6 +58,8 @@ class Scratch(NamedTuple):
     played: np.ndarray  # int32[PLIES]: piece x to-square of the move made at each ply (0: a null move)
     evals: np.ndarray  # int32[PLIES]: static evaluation at each ply (-INF when in check), for "improving"
     excluded: np.ndarray  # int32[PLIES]: the move a singular-extension search leaves out at each ply (0: none)
+    gave_check: np.ndarray  # int8[PLIES]: does the side to move at ply p stand in check (1, 0), told by the parent
+    #                         that already tested it; -1: not told (the node tests it), and what a node leaves there
     pv: np.ndarray  # int32[PLIES, PLIES]: the triangle; row p is the PV from ply p
     pv_len: np.ndarray  # int32[PLIES]: length of each row of pv
     ctl: np.ndarray  # int64[CTL_SIZE]: control words (module docstring)
@@ -84,6 +86,7 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         played=np.zeros(PLIES, dtype=np.int32),
         evals=np.zeros(PLIES, dtype=np.int32),
         excluded=np.zeros(PLIES, dtype=np.int32),
+        gave_check=np.full(PLIES, -1, dtype=np.int8),
         pv=np.zeros((PLIES, PLIES), dtype=np.int32),
         pv_len=np.zeros(PLIES, dtype=np.int32),
         ctl=np.zeros(CTL_SIZE, dtype=np.int64),

@@ -228,6 +228,8 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     board = pos.board
     state = pos.state
     ctl = sc.ctl
+    told_check = sc.gave_check[ply]  # the parent's in-check test of this position, if it made one
+    sc.gave_check[ply] = -1  # taken: the next call at this ply is told again or tests for itself
     sc.pv_len[ply] = 0
     ctl[CTL_NODES] += 1
     if (ctl[CTL_NODES] & CHECK_EVERY) == 0 and (ctl[CTL_STOP] != 0 or ctl[CTL_NODES] >= ctl[CTL_NODE_LIMIT]):
@@ -235,7 +237,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     if ctl[CTL_ABORTED] != 0:
         return 0
     ctl[CTL_SELDEPTH] = max(ctl[CTL_SELDEPTH], ply)
-    checked = in_check(board, state)
+    checked = in_check(board, state) if told_check < 0 else told_check > 0
     if ply >= MAX_PLY:
         return evaluate(board, state, sc, pos.keys[state[ST_PLY]])
     start = ply * MAX_MOVES
@@ -414,7 +416,9 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         new_depth = depth - 1
         if singular and (move & MOVE_ID_MASK) == hash_move:
             new_depth += 1
+        # Each child search is told gives_check (below), which it would otherwise test again.
         if searched == 0:
+            sc.gave_check[ply + 1] = gives_check
             score = -negamax(pos, tt, sc, new_depth, -beta, -alpha, ply + 1, allow_null)
         else:
             reduction = 0
@@ -422,10 +426,13 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                 reduction = _late_move_reduction(
                     depth, searched, pv_node, improving, refutation, 0 if refutation else sc.scores[i]
                 )
+            sc.gave_check[ply + 1] = gives_check
             score = -negamax(pos, tt, sc, new_depth - reduction, -alpha - 1, -alpha, ply + 1, allow_null)
             if score > alpha and reduction > 0:
+                sc.gave_check[ply + 1] = gives_check
                 score = -negamax(pos, tt, sc, new_depth, -alpha - 1, -alpha, ply + 1, allow_null)
             if alpha < score < beta:
+                sc.gave_check[ply + 1] = gives_check
                 score = -negamax(pos, tt, sc, new_depth, -beta, -alpha, ply + 1, allow_null)
         unmake_move(board, state, pos.undo, move)
         if ctl[CTL_ABORTED] != 0:
