@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from transpo.core.board import (
     BISHOP,
@@ -41,9 +41,11 @@ from transpo.core.board import (
     OFF,
     PAWN,
     QUEEN,
+    RAY_BB,
     ROOK,
     ROOK_STEPS,
     SQ64_TO_120,
+    SQ120_TO_64,
     ST_COUNT,
     ST_EG,
     ST_KING,
@@ -98,7 +100,6 @@ LAZY_OFF = 1 << 40  # a window this wide turns lazy evaluation off
 MOBILITY_CENTRE = np.array([0, 0, 4, 6, 6, 12, 0], dtype=np.int64)  # by piece type
 # Weight of one attacked king-zone square in the king-danger units, by piece type.
 ATTACK_UNITS = np.array([0, 0, 2, 2, 3, 5, 0], dtype=np.int64)
-QUEEN_STEPS = np.concatenate((BISHOP_STEPS, ROOK_STEPS))
 # SQUARE_BIT[sq]: the bitboard bit (a1 = bit 0, transpo.engine.pawns) of a mailbox square, 0 off the board.
 SQUARE_BIT = np.zeros(120, dtype=np.uint64)
 SQUARE_BIT[SQ64_TO_120] = BIT
@@ -124,6 +125,10 @@ def _knight_reach() -> np.ndarray:
 
 
 KNIGHT_REACH = _knight_reach()
+# RAY64[d, s]: the squares beyond bitboard square s along direction d (BISHOP_STEPS, then ROOK_STEPS), as uint64;
+# RAY_RISES[d]: whether that direction goes to higher squares (a positive mailbox step).
+RAY64 = np.ascontiguousarray(RAY_BB[:, SQ64_TO_120].view(np.uint64))
+RAY_RISES = np.concatenate((BISHOP_STEPS, ROOK_STEPS)) > 0
 
 # _evaluate prices the terms in two groups: those set before the lazy test (the bishop pair first,
 # the passers and tempo last) and those _pieces and _king_shelter set (every slot between them).
@@ -158,25 +163,42 @@ def distance(a, b):
 
 
 @njit(cache=True, inline="always")
-def _piece_reach(board, sq, kind, own):
-    """(reach, targets) bitboards of the piece on ``sq`` whose side's pieces are ``own``.
+def _ray_reach(direction, s, occupied):
+    """The squares a slider on bitboard square ``s`` sees along RAY64 ``direction``: up to and with the first piece.
+
+    The squares beyond that piece are its own ray in the same direction; the
+    nearest piece is the lowest bit of the ray's pieces for the rising
+    directions, the highest for the falling ones.
+    """
+    ray = RAY64[direction, s]
+    blockers = ray & occupied
+    if blockers != 0:
+        if RAY_RISES[direction]:
+            first = np.int64(trailing_zeros(blockers))
+        else:
+            first = 63 - np.int64(leading_zeros(blockers))
+        ray ^= RAY64[direction, first]
+    return ray
+
+
+@njit(cache=True, inline="always")
+def _piece_reach(sq, kind, own, occupied):
+    """(reach, targets) bitboards of the piece on mailbox square ``sq``; ``own``: its side's pieces.
 
     ``reach``: every square it sees, the own pieces that block it included (what
     the king-zone count takes); ``targets``: those it could move to (empty, or
     held by the other side).  A knight's reach is its table entry; a slider's
-    comes from one walk along each of its rays up to the first piece.
+    is its rays, each up to the first piece of either side.
     """
     if kind == KNIGHT:
         reach = KNIGHT_REACH[sq]
         return reach, reach & ~own
+    s = SQ120_TO_64[sq]
+    first = 0 if kind != ROOK else 4  # RAY64: the bishop's directions 0-3, the rook's 4-7, a queen's all eight
+    last = 8 if kind == QUEEN else first + 4
     reach = np.uint64(0)
-    steps = BISHOP_STEPS if kind == BISHOP else ROOK_STEPS if kind == ROOK else QUEEN_STEPS
-    for step in steps:
-        t = sq + step
-        while board[t] == EMPTY:
-            reach |= SQUARE_BIT[t]
-            t += step
-        reach |= SQUARE_BIT[t]  # the piece that stops the ray (0 for OFF, the border)
+    for direction in range(first, last):
+        reach |= _ray_reach(direction, s, occupied)
     return reach, reach & ~own
 
 
@@ -189,7 +211,8 @@ def _pieces(board, state, white, black, features):
     units_b = 0
     attackers_w = 0
     attackers_b = 0
-    rest = (np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])) & ~(white | black)
+    occupied = np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])
+    rest = occupied & ~(white | black)
     while rest != 0:  # the pieces of both sides but the pawns (sums: the order does not matter)
         sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
         rest &= rest - np.uint64(1)
@@ -202,7 +225,7 @@ def _pieces(board, state, white, black, features):
         enemy_attacks = black_attacks if colour == 0 else white_attacks
         if enemy_attacks & SQUARE_BIT[sq]:
             features[PAWN_THREAT] -= sign  # the other side's pawn hits this piece
-        reach, targets = _piece_reach(board, sq, kind, np.uint64(state[ST_OCCUPIED + colour]))
+        reach, targets = _piece_reach(sq, kind, np.uint64(state[ST_OCCUPIED + colour]), occupied)
         mobility = popcount(targets & ~enemy_attacks)  # squares an enemy pawn guards do not count
         features[KNIGHT_MOBILITY + kind - KNIGHT] += sign * (mobility - MOBILITY_CENTRE[kind])
         zone = popcount(reach & KING_ZONE[state[ST_KING + 1 - colour]])  # own pieces it guards there count too
