@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from transpo.core.board import (
     BISHOP,
@@ -139,6 +139,21 @@ def _evades(to, king, check_sq, check_step):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _first_on_ray(direction, sq, occupied):
+    """Mailbox square of the first piece of ``occupied`` along RAY_BB ``direction`` from mailbox square ``sq``, or 0.
+
+    Directions 0-3 follow BISHOP_STEPS, 4-7 ROOK_STEPS; the nearest piece is the
+    lowest bit for a positive step, the highest for a negative one.
+    """
+    blockers = np.uint64(RAY_BB[direction, sq]) & occupied
+    if blockers == 0:
+        return 0
+    if direction == 2 or direction == 3 or direction == 6 or direction == 7:  # steps 9, 11, 1, 10
+        return SQ64_TO_120[np.int64(trailing_zeros(blockers))]
+    return SQ64_TO_120[63 - np.int64(leading_zeros(blockers))]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _ep_is_safe(board, us, king, frm, to):
     """Try an en-passant capture on the board: is the king safe afterwards?  The board is restored."""
     cap_sq = to - 10 if us == 0 else to + 10
@@ -232,7 +247,9 @@ def generate_moves(board, state, out, start, noisy_only):
     # as a scan of the board would give, without looking at the empty squares.
     n = start
     ep = state[ST_EP]
-    rest = np.uint64(state[ST_OCCUPIED + us])
+    friends = np.uint64(state[ST_OCCUPIED + us])
+    enemies = np.uint64(state[ST_OCCUPIED + them])
+    rest = friends
     while rest != 0:
         sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
         rest &= rest - np.uint64(1)
@@ -242,19 +259,13 @@ def generate_moves(board, state, out, start, noisy_only):
             # Lift the king so that a slider checking along a line also covers
             # the square behind the king.
             board[sq] = EMPTY
-            for i in range(8):
-                t = sq + KING_STEPS[i]
-                q = board[t]
-                if q == EMPTY:
-                    if noisy_only:
-                        continue
-                    flags = 0
-                elif enemy < q <= enemy + 6:
-                    flags = FLAG_CAPTURE
-                else:
-                    continue
+            targets = np.uint64(KING_BB[sq]) & (enemies if noisy_only else ~friends)
+            while targets != 0:  # ascending squares: the order of KING_STEPS
+                b = np.int64(trailing_zeros(targets))
+                targets &= targets - np.uint64(1)
+                t = SQ64_TO_120[b]
                 if not attacked(board, t, them, state[ST_OCCUPIED + them]):
-                    out[n] = encode(sq, t, 0, flags)
+                    out[n] = encode(sq, t, 0, FLAG_CAPTURE if (enemies >> np.uint64(b)) & np.uint64(1) else 0)
                     n += 1
             board[sq] = p
             continue
@@ -302,19 +313,13 @@ def generate_moves(board, state, out, start, noisy_only):
         elif kind == KNIGHT:
             if pin != 0:
                 continue  # a pinned knight cannot stay on its line
-            for i in range(8):
-                t = sq + KNIGHT_STEPS[i]
-                q = board[t]
-                if q == EMPTY:
-                    if noisy_only:
-                        continue
-                    flags = 0
-                elif enemy < q <= enemy + 6:
-                    flags = FLAG_CAPTURE
-                else:
-                    continue
+            targets = np.uint64(KNIGHT_BB[sq]) & (enemies if noisy_only else ~friends)
+            while targets != 0:  # ascending squares: the order of KNIGHT_STEPS
+                b = np.int64(trailing_zeros(targets))
+                targets &= targets - np.uint64(1)
+                t = SQ64_TO_120[b]
                 if not checked or _evades(t, king, check_sq, check_step):
-                    out[n] = encode(sq, t, 0, flags)
+                    out[n] = encode(sq, t, 0, FLAG_CAPTURE if (enemies >> np.uint64(b)) & np.uint64(1) else 0)
                     n += 1
         else:
             # Bishop steps are 0-3, rook steps 4-7; a queen uses all eight.
@@ -323,6 +328,13 @@ def generate_moves(board, state, out, start, noisy_only):
             for i in range(first, last):
                 step = BISHOP_STEPS[i] if i < 4 else ROOK_STEPS[i - 4]
                 if pin != 0 and step != pin and step != -pin:
+                    continue
+                if noisy_only:  # only the first piece on the ray matters: found by bits, not by a walk
+                    t = _first_on_ray(i, sq, friends | enemies)
+                    q = board[t]
+                    if enemy < q <= enemy + 6 and (not checked or _evades(t, king, check_sq, check_step)):
+                        out[n] = encode(sq, t, 0, FLAG_CAPTURE)
+                        n += 1
                     continue
                 t = sq + step
                 while board[t] == EMPTY:
