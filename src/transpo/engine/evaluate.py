@@ -303,7 +303,9 @@ def _block(weights, features, first, last):
 
 
 @njit(cache=True, inline="always")
-def _evaluate(board, state, sc, key, use_cache, alpha, beta):
+def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
+    """The evaluation itself, inlined into each caller: :func:`evaluate`, :func:`evaluate_lazy`
+    and the search's two call sites (a call would pass every array of the scratch, field by field)."""
     if _no_mating_force(state):
         return 0  # K, K+N, K+B against each other
     cached = np.int64(key & np.uint64(EVAL_ENTRIES - 1))
@@ -375,7 +377,7 @@ def evaluate(board, state, sc, key):
     key (iterative deepening meets the same leaves again every iteration) and the
     pawn-structure terms by the pawn key.
     """
-    return _evaluate(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
+    return evaluate_inline(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
 
 
 @njit(
@@ -388,13 +390,13 @@ def evaluate_lazy(board, state, sc, key, alpha, beta):
     """:func:`evaluate`, except that a score already LAZY_MARGIN outside (alpha, beta) without the
     piece terms is returned as it is (quiescence's stand pat needs no more); only whole
     evaluations go into the cache."""
-    return _evaluate(board, state, sc, key, True, alpha, beta)
+    return evaluate_inline(board, state, sc, key, True, alpha, beta)
 
 
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
 def evaluate_features(board, state, sc):
     """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
-    return _evaluate(board, state, sc, np.uint64(0), False, -LAZY_OFF, LAZY_OFF)
+    return evaluate_inline(board, state, sc, np.uint64(0), False, -LAZY_OFF, LAZY_OFF)
 
 
 @njit(types.boolean(types.int64[::1]), cache=True, nogil=True, _nrt=False)

@@ -49,7 +49,7 @@ from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import FLAG_EP, MOVE_ID_MASK, NO_MOVE, is_quiet, move_flags, move_promo, move_to
-from transpo.engine.evaluate import PSQ, evaluate, evaluate_lazy, has_pieces
+from transpo.engine.evaluate import LAZY_OFF, PSQ, evaluate, evaluate_inline, has_pieces
 from transpo.engine.ordering import (
     COUNTER_SCORE,
     PIECE_VALUE,
@@ -258,7 +258,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                     return entry.score
                 hash_move = entry.move
                 stored_eval = entry.static_eval
-        best = stored_eval if stored_eval != -INF else evaluate_lazy(board, state, sc, key, alpha, beta)  # stand pat
+        best = stored_eval if stored_eval != -INF else evaluate_inline(board, state, sc, key, True, alpha, beta)  # stand pat
         if best >= beta:
             return best
         alpha = max(alpha, best)
@@ -322,7 +322,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         depth += 1  # check extension (the table keeps the draft asked for, draft below)
         static_eval = -INF
     else:
-        static_eval = stored_eval if stored_eval != -INF else evaluate(board, state, sc, key)
+        static_eval = stored_eval if stored_eval != -INF else evaluate_inline(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
     sc.evals[ply] = static_eval
     # Improving: better than two plies ago (our previous turn), so cutting and pruning can be bolder.
     improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
