@@ -364,8 +364,9 @@ def test_uci_plays_the_book_move_through_python_chess(book_path, warm_cache):
         engine.configure({"OwnBook": True, "BookFile": str(book_path), "BookMode": "best"})
         board = chess.Board()
         started = time.monotonic()
-        played = engine.play(board, chess.engine.Limit(time=5), info=chess.engine.INFO_ALL)
-        assert time.monotonic() - started < 2  # at once, not after a 5 s search
+        played = engine.play(board, chess.engine.Limit(time=60), info=chess.engine.INFO_ALL)
+        # Without a search: well within the 60 s it was given, however loaded the machine is.
+        assert time.monotonic() - started < 30
         assert played.move == chess.Move.from_uci("g2g3")  # the heaviest start move of the test book
         assert "book move g2g3" in played.info.get("string", "")
         board.push_san("e4")
