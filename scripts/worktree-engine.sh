@@ -19,4 +19,8 @@ if grep -q _use_versioned_numba_cache "$dir/src/transpo/__init__.py" 2>/dev/null
 fi
 module=transpo
 [ -f "$dir/src/transpo/__main__.py" ] || module=transpo.cli  # older revisions: no python -m transpo
-printf 'env PYTHONPATH=%s/src NUMBA_CACHE_DIR=%s %s -m %s\n' "$dir" "$cache" "$(command -v python3)" "$module"
+command=(env PYTHONPATH="$dir/src" NUMBA_CACHE_DIR="$cache" "$(command -v python3)" -m "$module")
+# Compile (once) before any game: on a cold cache the UCI engine answers with its small pure-Python
+# search until its compile finishes, and on a loaded machine that took minutes of games.
+"${command[@]}" bench --depth 1 >/dev/null 2>&1 || echo "warning: a warm-up bench of $rev failed" >&2
+printf '%s\n' "${command[*]}"
