@@ -258,7 +258,9 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                     return entry.score
                 hash_move = entry.move
                 stored_eval = entry.static_eval
-        best = stored_eval if stored_eval != -INF else evaluate_inline(board, state, sc, key, True, alpha, beta)  # stand pat
+        best = stored_eval  # stand pat
+        if best == -INF:
+            best = evaluate_inline(board, state, sc, key, True, alpha, beta)
         if best >= beta:
             return best
         alpha = max(alpha, best)
@@ -322,7 +324,9 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         depth += 1  # check extension (the table keeps the draft asked for, draft below)
         static_eval = -INF
     else:
-        static_eval = stored_eval if stored_eval != -INF else evaluate_inline(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
+        static_eval = stored_eval
+        if static_eval == -INF:
+            static_eval = evaluate_inline(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
     sc.evals[ply] = static_eval
     # Improving: better than two plies ago (our previous turn), so cutting and pruning can be bolder.
     improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
