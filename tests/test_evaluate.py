@@ -40,7 +40,7 @@ def test_caches_give_the_same_scores_as_computing_afresh():
         assert score(fen, scratch, cached=True) == score(fen)
     pawns_only = new_scratch()
     for fen in FENS[:300] + FENS[:300]:
-        pawns_only.eval_keys[:] = 0  # only the pawn hash can hit
+        pawns_only.eval_cache[:] = 0  # only the pawn hash can hit
         assert score(fen, pawns_only, cached=True) == score(fen)
 
 

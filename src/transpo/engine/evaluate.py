@@ -68,6 +68,8 @@ from transpo.engine.pawns import (
 from transpo.engine.pesto import PHASE_MAX, pesto_values, psq_table
 from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
+    BISHOP_KING_ATTACK,
+    BISHOP_MOBILITY,
     BISHOP_PAIR,
     KING_DANGER,
     KING_OPEN_FILE,
@@ -82,6 +84,10 @@ from transpo.engine.terms import (
     PASSED_OWN_KING,
     PASSED_UNSTOPPABLE,
     PAWN_THREAT,
+    QUEEN_KING_ATTACK,
+    QUEEN_MOBILITY,
+    ROOK_KING_ATTACK,
+    ROOK_MOBILITY,
     ROOK_OPEN_FILE,
     ROOK_SEMI_OPEN_FILE,
     TEMPO,
@@ -92,6 +98,14 @@ from transpo.engine.terms import (
 _FITTED_PSQ = load_psq()
 PSQ_VALUES = pesto_values() if _FITTED_PSQ is None else _FITTED_PSQ  # int32[2, 6, 64]: (mg, eg) x piece x square
 PSQ = psq_table(PSQ_VALUES)
+
+# Evaluation cache (``sc.eval_cache``, one uint64 per slot): bits 16-63 are the position's key bits 16-63,
+# bits 0-15 its evaluation (side to move) in two's complement.  The slot is the key's low bits
+# (eval_slot; EVAL_ENTRIES >= 2**16 slots), so slot and word hold the whole key: a hit is an exact match.
+EVAL_SCORE_BITS = np.uint64(16)
+EVAL_SCORE_SPAN = 1 << 16
+EVAL_SCORE_MASK = np.uint64(EVAL_SCORE_SPAN - 1)
+assert EVAL_ENTRIES >= EVAL_SCORE_SPAN
 
 LAZY_MARGIN = 400  # mobility, king safety, rooks and threats together rarely move a score this far
 LAZY_OFF = 1 << 40  # a window this wide turns lazy evaluation off
@@ -125,6 +139,30 @@ def _knight_reach() -> np.ndarray:
 
 
 KNIGHT_REACH = _knight_reach()
+def _shelter_masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SHELTER_NEAR[c, sq], SHELTER_FAR[c, sq]: the squares one and two ranks ahead of a colour-c king on
+    mailbox square sq, on its file and the two beside it (bitboards; off-board squares left out);
+    SHELTER_FILES[sq]: those files as 8 bits (bit f: file f)."""
+    near = np.zeros((2, 120), dtype=np.uint64)
+    far = np.zeros((2, 120), dtype=np.uint64)
+    files = np.zeros(120, dtype=np.uint64)
+    for sq in SQ64_TO_120:
+        file, rank = sq % 10 - 1, sq // 10 - 2
+        for side in (-1, 0, 1):
+            f = file + side
+            if not 0 <= f < 8:
+                continue
+            files[sq] |= np.uint64(1 << f)
+            for colour, ahead in ((0, 1), (1, -1)):
+                for distance_ahead, masks in ((1, near), (2, far)):
+                    r = rank + ahead * distance_ahead
+                    if 0 <= r < 8:
+                        masks[colour, sq] |= BIT[8 * r + f]
+    return near, far, files
+
+
+SHELTER_NEAR, SHELTER_FAR, SHELTER_FILES = _shelter_masks()
+
 # RAY64[d, s]: the squares beyond bitboard square s along direction d (BISHOP_STEPS, then ROOK_STEPS), as uint64;
 # RAY_RISES[d]: whether that direction goes to higher squares (a positive mailbox step).
 RAY64 = np.ascontiguousarray(RAY_BB[:, SQ64_TO_120].view(np.uint64))
@@ -134,6 +172,12 @@ RAY_RISES = np.concatenate((BISHOP_STEPS, ROOK_STEPS)) > 0
 # the passers and tempo last) and those _pieces and _king_shelter set (every slot between them).
 assert BISHOP_PAIR == N_PAWN_TERMS and PASSED_FREE < PASSED_OWN_KING < PASSED_ENEMY_KING < PASSED_UNSTOPPABLE < TEMPO
 assert TEMPO == N_TERMS - 1 and PASSED_UNSTOPPABLE == TEMPO - 1 and PASSED_FREE == TEMPO - 4
+
+
+@njit(cache=True, inline="always")
+def eval_slot(key):
+    """The evaluation-cache slot of a position: the low bits of its key."""
+    return np.int64(key & np.uint64(EVAL_ENTRIES - 1))
 
 
 @njit(cache=True, inline="always")
@@ -163,22 +207,42 @@ def distance(a, b):
 
 
 @njit(cache=True, inline="always")
-def _ray_reach(direction, s, occupied):
-    """The squares a slider on bitboard square ``s`` sees along RAY64 ``direction``: up to and with the first piece.
-
-    The squares beyond that piece are its own ray in the same direction; the
-    nearest piece is the lowest bit of the ray's pieces for the rising
-    directions, the highest for the falling ones.
-    """
+def _rising_reach(direction, s, occupied):
+    """The squares a slider on bitboard square ``s`` sees along a rising RAY64 ``direction``: up to and with
+    the first piece, which is the lowest bit of the ray's pieces (the squares beyond it are its own ray)."""
     ray = RAY64[direction, s]
     blockers = ray & occupied
     if blockers != 0:
-        if RAY_RISES[direction]:
-            first = np.int64(trailing_zeros(blockers))
-        else:
-            first = 63 - np.int64(leading_zeros(blockers))
-        ray ^= RAY64[direction, first]
+        ray ^= RAY64[direction, np.int64(trailing_zeros(blockers))]
     return ray
+
+
+@njit(cache=True, inline="always")
+def _falling_reach(direction, s, occupied):
+    """The same along a falling direction, where the first piece is the highest bit."""
+    ray = RAY64[direction, s]
+    blockers = ray & occupied
+    if blockers != 0:
+        ray ^= RAY64[direction, 63 - np.int64(leading_zeros(blockers))]
+    return ray
+
+
+@njit(cache=True, inline="always")
+def _diagonal_reach(s, occupied):
+    """A bishop's reach from bitboard square ``s`` (RAY64 directions 0-3: steps -11, -9 fall, 9, 11 rise)."""
+    return (
+        _falling_reach(0, s, occupied) | _falling_reach(1, s, occupied)
+        | _rising_reach(2, s, occupied) | _rising_reach(3, s, occupied)
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _straight_reach(s, occupied):
+    """A rook's reach from bitboard square ``s`` (RAY64 directions 4-7: steps -10, -1 fall, 1, 10 rise)."""
+    return (
+        _falling_reach(4, s, occupied) | _falling_reach(5, s, occupied)
+        | _rising_reach(6, s, occupied) | _rising_reach(7, s, occupied)
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -192,77 +256,101 @@ def _piece_reach(sq, kind, own, occupied):
     """
     if kind == KNIGHT:
         reach = KNIGHT_REACH[sq]
-        return reach, reach & ~own
-    s = SQ120_TO_64[sq]
-    first = 0 if kind != ROOK else 4  # RAY64: the bishop's directions 0-3, the rook's 4-7, a queen's all eight
-    last = 8 if kind == QUEEN else first + 4
-    reach = np.uint64(0)
-    for direction in range(first, last):
-        reach |= _ray_reach(direction, s, occupied)
+    else:
+        s = SQ120_TO_64[sq]
+        if kind == BISHOP:
+            reach = _diagonal_reach(s, occupied)
+        elif kind == ROOK:
+            reach = _straight_reach(s, occupied)
+        else:
+            reach = _diagonal_reach(s, occupied) | _straight_reach(s, occupied)
     return reach, reach & ~own
 
 
 @njit(cache=True, inline="always")
 def _pieces(board, state, white, black, features):
-    """Mobility, king attacks, rooks on files and pawn threats of every piece (White minus Black)."""
-    white_attacks = pawn_attacks(white, 0)
-    black_attacks = pawn_attacks(black, 1)
-    units_w = 0
-    units_b = 0
-    attackers_w = 0
-    attackers_b = 0
+    """Mobility, king attacks, rooks on files and pawn threats of every piece (White minus Black).
+
+    Each side's pieces are visited once, their counts summed in local variables
+    (a register each) and written into ``features`` at the end.
+    """
     occupied = np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])
-    rest = occupied & ~(white | black)
-    while rest != 0:  # the pieces of both sides but the pawns (sums: the order does not matter)
-        sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
-        rest &= rest - np.uint64(1)
-        p = board[sq]
-        kind = p & 7
-        if kind == KING:
-            continue
-        colour = p >> 3
+    pawns = white | black
+    for colour in range(2):
         sign = 1 - 2 * colour
-        enemy_attacks = black_attacks if colour == 0 else white_attacks
-        if enemy_attacks & SQUARE_BIT[sq]:
-            features[PAWN_THREAT] -= sign  # the other side's pawn hits this piece
-        reach, targets = _piece_reach(sq, kind, np.uint64(state[ST_OCCUPIED + colour]), occupied)
-        mobility = popcount(targets & ~enemy_attacks)  # squares an enemy pawn guards do not count
-        features[KNIGHT_MOBILITY + kind - KNIGHT] += sign * (mobility - MOBILITY_CENTRE[kind])
-        zone = popcount(reach & KING_ZONE[state[ST_KING + 1 - colour]])  # own pieces it guards there count too
-        if zone > 0:
-            features[KNIGHT_KING_ATTACK + kind - KNIGHT] += sign * zone
-            if colour == 0:
-                units_w += zone * ATTACK_UNITS[kind]
-                attackers_w += 1
+        own = np.uint64(state[ST_OCCUPIED + colour])
+        enemy_attacks = pawn_attacks(black, 1) if colour == 0 else pawn_attacks(white, 0)
+        zone_of_enemy_king = KING_ZONE[state[ST_KING + 1 - colour]]
+        own_pawns = white if colour == 0 else black
+        threatened = 0
+        n_mob = b_mob = r_mob = q_mob = 0
+        n_att = b_att = r_att = q_att = 0
+        open_files = semi_open = 0
+        units = 0
+        attackers = 0
+        rest = own & ~own_pawns & ~SQUARE_BIT[state[ST_KING + colour]]  # knights, bishops, rooks, queens
+        while rest != 0:
+            sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
+            rest &= rest - np.uint64(1)
+            kind = board[sq] & 7
+            if enemy_attacks & SQUARE_BIT[sq]:
+                threatened += 1  # the other side's pawn hits this piece
+            reach, targets = _piece_reach(sq, kind, own, occupied)
+            moves = popcount(targets & ~enemy_attacks) - MOBILITY_CENTRE[kind]  # squares an enemy pawn guards do not count
+            zone = popcount(reach & zone_of_enemy_king)  # own pieces it guards there count too
+            if zone > 0:
+                units += zone * ATTACK_UNITS[kind]
+                attackers += 1
+            if kind == KNIGHT:
+                n_mob += moves
+                n_att += zone
+            elif kind == BISHOP:
+                b_mob += moves
+                b_att += zone
+            elif kind == ROOK:
+                r_mob += moves
+                r_att += zone
+                file_pawns = FILE_BB[sq % 10 - 1] & pawns
+                if file_pawns == 0:
+                    open_files += 1
+                elif file_pawns & own_pawns == 0:
+                    semi_open += 1
             else:
-                units_b += zone * ATTACK_UNITS[kind]
-                attackers_b += 1
-        if kind == ROOK:
-            file_pawns = FILE_BB[sq % 10 - 1] & (white | black)
-            if file_pawns == 0:
-                features[ROOK_OPEN_FILE] += sign
-            elif file_pawns & (white if colour == 0 else black) == 0:
-                features[ROOK_SEMI_OPEN_FILE] += sign
-    features[KING_DANGER] = (units_w * units_w if attackers_w >= 2 else 0) // 16
-    features[KING_DANGER] -= (units_b * units_b if attackers_b >= 2 else 0) // 16
+                q_mob += moves
+                q_att += zone
+        features[PAWN_THREAT] -= sign * threatened
+        features[KNIGHT_MOBILITY] += sign * n_mob
+        features[BISHOP_MOBILITY] += sign * b_mob
+        features[ROOK_MOBILITY] += sign * r_mob
+        features[QUEEN_MOBILITY] += sign * q_mob
+        features[KNIGHT_KING_ATTACK] += sign * n_att
+        features[BISHOP_KING_ATTACK] += sign * b_att
+        features[ROOK_KING_ATTACK] += sign * r_att
+        features[QUEEN_KING_ATTACK] += sign * q_att
+        features[ROOK_OPEN_FILE] += sign * open_files
+        features[ROOK_SEMI_OPEN_FILE] += sign * semi_open
+        features[KING_DANGER] += sign * ((units * units if attackers >= 2 else 0) // 16)
 
 
 @njit(cache=True, inline="always")
-def _king_shelter(board, state, white, black, features):
-    """Pawn shield in front of each king and the pawnless files at or beside it."""
+def _pawn_files(pawns):
+    """The files that hold at least one of ``pawns``, as 8 bits (bit f: file f)."""
+    pawns |= pawns >> np.uint64(32)
+    pawns |= pawns >> np.uint64(16)
+    pawns |= pawns >> np.uint64(8)
+    return pawns & np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def _king_shelter(state, white, black, features):
+    """Pawn shield in front of each king and the pawnless files at or beside it (masks: SHELTER_*)."""
     for colour in range(2):
         sign = 1 - 2 * colour
         king = state[ST_KING + colour]
-        pawn = PAWN | (colour << 3)
-        ahead = 10 if colour == 0 else -10
-        for side in range(-1, 2):
-            if board[king + ahead + side] == pawn:
-                features[KING_SHIELD_NEAR] += sign
-            if board[king + ahead + side] != OFF and board[king + 2 * ahead + side] == pawn:
-                features[KING_SHIELD_FAR] += sign
-            f = king % 10 - 1 + side
-            if 0 <= f < 8 and (FILE_BB[f] & (white if colour == 0 else black)) == 0:
-                features[KING_OPEN_FILE] += sign
+        pawns = white if colour == 0 else black
+        features[KING_SHIELD_NEAR] += sign * popcount(pawns & SHELTER_NEAR[colour, king])
+        features[KING_SHIELD_FAR] += sign * popcount(pawns & SHELTER_FAR[colour, king])
+        features[KING_OPEN_FILE] += sign * popcount(SHELTER_FILES[king] & ~_pawn_files(pawns))
 
 
 @njit(cache=True, inline="always")
@@ -308,9 +396,10 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
     and the search's two call sites (a call would pass every array of the scratch, field by field)."""
     if _no_mating_force(state):
         return 0  # K, K+N, K+B against each other
-    cached = np.int64(key & np.uint64(EVAL_ENTRIES - 1))
-    if use_cache and sc.eval_keys[cached] == key:
-        return sc.eval_scores[cached]
+    cached = eval_slot(key)
+    if use_cache and (sc.eval_cache[cached] ^ key) >> EVAL_SCORE_BITS == 0:
+        low = np.int64(sc.eval_cache[cached] & EVAL_SCORE_MASK)
+        return low - EVAL_SCORE_SPAN if low >= EVAL_SCORE_SPAN // 2 else low
     weights = sc.weights
     features = sc.features
     slot = pawn_slot(state[ST_PAWN_KEY])
@@ -349,15 +438,14 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
         if quick - LAZY_MARGIN >= beta or quick + LAZY_MARGIN <= alpha:
             return quick
     _pieces(board, state, white, black, features)
-    _king_shelter(board, state, white, black, features)
+    _king_shelter(state, white, black, features)
     piece_mg, piece_eg = _block(weights, features, BISHOP_PAIR + 1, PASSED_FREE)
     mg += piece_mg
     eg += piece_eg
     score = taper(mg, eg, state[ST_PHASE])
     score = score if state[ST_SIDE] == 0 else -score
-    if use_cache:
-        sc.eval_keys[cached] = key
-        sc.eval_scores[cached] = score
+    if use_cache and -EVAL_SCORE_SPAN // 2 <= score < EVAL_SCORE_SPAN // 2:
+        sc.eval_cache[cached] = (key & ~EVAL_SCORE_MASK) | (np.uint64(score & (EVAL_SCORE_SPAN - 1)))
     return score
 
 

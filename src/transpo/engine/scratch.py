@@ -68,8 +68,7 @@ class Scratch(NamedTuple):
     pawn_keys: np.ndarray  # uint64[PAWN_ENTRIES]: pawn hash table (layout in transpo.engine.pawns)
     pawn_bits: np.ndarray  # uint64[PAWN_ENTRIES, 3]
     pawn_scores: np.ndarray  # int32[PAWN_ENTRIES, 2]
-    eval_keys: np.ndarray  # uint64[EVAL_ENTRIES]: evaluation cache, the full key of the position in each slot
-    eval_scores: np.ndarray  # int32[EVAL_ENTRIES]: its evaluation (side to move)
+    eval_cache: np.ndarray  # uint64[EVAL_ENTRIES]: evaluation cache (layout in transpo.engine.evaluate)
 
 
 def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
@@ -95,8 +94,7 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         pawn_keys=np.zeros(PAWN_ENTRIES, dtype=np.uint64),
         pawn_bits=np.zeros((PAWN_ENTRIES, 3), dtype=np.uint64),
         pawn_scores=np.zeros((PAWN_ENTRIES, 2), dtype=np.int32),
-        eval_keys=np.zeros(EVAL_ENTRIES, dtype=np.uint64),
-        eval_scores=np.zeros(EVAL_ENTRIES, dtype=np.int32),
+        eval_cache=np.zeros(EVAL_ENTRIES, dtype=np.uint64),
     )
 
 
