@@ -34,11 +34,9 @@ from transpo.core.board import (
     BISHOP,
     BISHOP_STEPS,
     EMPTY,
-    KING,
     KING_STEPS,
     KNIGHT,
     KNIGHT_STEPS,
-    OFF,
     PAWN,
     QUEEN,
     RAY_BB,
@@ -296,7 +294,8 @@ def _pieces(board, state, white, black, features):
             if enemy_attacks & SQUARE_BIT[sq]:
                 threatened += 1  # the other side's pawn hits this piece
             reach, targets = _piece_reach(sq, kind, own, occupied)
-            moves = popcount(targets & ~enemy_attacks) - MOBILITY_CENTRE[kind]  # squares an enemy pawn guards do not count
+            # Mobility: squares an enemy pawn guards do not count.
+            moves = popcount(targets & ~enemy_attacks) - MOBILITY_CENTRE[kind]
             zone = popcount(reach & zone_of_enemy_king)  # own pieces it guards there count too
             if zone > 0:
                 units += zone * ATTACK_UNITS[kind]
