@@ -69,18 +69,18 @@ def test_known_exchanges(fen, uci, value):
     position = Position.from_fen(fen)
     code = position.parse_move(uci)
     for threshold in (value - 1, value, value + 1):
-        assert see_ge(position.board, code, threshold) == (value >= threshold), threshold
+        assert see_ge(position.board, position.state, code, threshold) == (value >= threshold), threshold
 
 
 def test_the_king_takes_part_only_against_an_undefended_square():
     taker = Position.from_fen("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1")
-    assert see_ge(taker.board, taker.parse_move("e1d2"), 900)  # the king takes the undefended queen
+    assert see_ge(taker.board, taker.state, taker.parse_move("e1d2"), 900)  # the king takes the undefended queen
     # The rook takes a pawn defended only by the king, which may recapture (nothing else attacks d5).
     rook = Position.from_fen("8/8/4k3/3p4/8/8/8/3RK3 w - - 0 1")
-    assert not see_ge(rook.board, rook.parse_move("d1d5"), 0)
+    assert not see_ge(rook.board, rook.state, rook.parse_move("d1d5"), 0)
     # With a second rook behind, the king may not recapture: the pawn is won.
     backed = Position.from_fen("3R4/8/4k3/3p4/8/8/8/3RK3 w - - 0 1")
-    assert see_ge(backed.board, backed.parse_move("d1d5"), 100)
+    assert see_ge(backed.board, backed.state, backed.parse_move("d1d5"), 100)
 
 
 def test_agrees_with_the_reference_on_random_positions():
@@ -100,8 +100,8 @@ def test_agrees_with_the_reference_on_random_positions():
                 code = position.parse_move(move.uci())
                 before = position.board.copy()
                 for threshold in (-400, -1, 0, 1, 100, 320, 600):
-                    assert see_ge(position.board, code, threshold) == (value >= threshold), (board.fen(), move, threshold, value)
-                assert (position.board == before).all()  # every mark undone
+                    assert see_ge(position.board, position.state, code, threshold) == (value >= threshold), (board.fen(), move, threshold, value)
+                assert (position.board == before).all()  # the board is only read
                 compared += 1
             move = rng.choice(moves)
             board.push(move)

@@ -76,8 +76,8 @@ def _exercise_with_python_values() -> None:
     table.store(tt.arrays, np.uint64(p.key), np.uint64(0), move, 5, 0, 3, table.BOUND_EXACT, np.int32(2))
     table.hashfull(tt.arrays)
     table.is_false_entry(tt.arrays, p.key, 0)
-    see.see_ge(arrays.board, move, 0)
-    see.see_ge(arrays.board, np.int32(move), np.int16(-50))
+    see.see_ge(arrays.board, arrays.state, move, 0)
+    see.see_ge(arrays.board, arrays.state, np.int32(move), np.int16(-50))
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)

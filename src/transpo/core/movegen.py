@@ -136,7 +136,7 @@ def _evades(to, king, check_sq, check_step):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _first_on_ray(direction, sq, occupied):
+def first_on_ray(direction, sq, occupied):
     """Mailbox square of the first piece of ``occupied`` along RAY_BB ``direction`` from mailbox square ``sq``, or 0.
 
     Directions 0-3 follow BISHOP_STEPS, 4-7 ROOK_STEPS; the nearest piece is the
@@ -327,7 +327,7 @@ def generate_moves(board, state, out, start, noisy_only):
                 if pin != 0 and step != pin and step != -pin:
                     continue
                 if noisy_only:  # only the first piece on the ray matters: found by bits, not by a walk
-                    t = _first_on_ray(i, sq, friends | enemies)
+                    t = first_on_ray(i, sq, friends | enemies)
                     q = board[t]
                     if enemy < q <= enemy + 6 and (not checked or _evades(t, king, check_sq, check_step)):
                         out[n] = encode(sq, t, 0, FLAG_CAPTURE)

@@ -73,12 +73,12 @@ def mvv_lva(board, move):
 
 
 @njit(cache=True, inline="always")
-def _not_losing(board, move):
+def _not_losing(board, state, move):
     """A capture or promotion that does not lose more than LOSING_MARGIN by the exchange (SEE only when it might)."""
     victim = PAWN if move_flags(move) & FLAG_EP else board[move_to(move)] & 7
     if move_promo(move) or PIECE_VALUE[board[move_from(move)] & 7] <= PIECE_VALUE[victim] + LOSING_MARGIN:
         return True
-    return see_ge(board, move, -LOSING_MARGIN)
+    return see_ge(board, state, move, -LOSING_MARGIN)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -132,14 +132,14 @@ def _best_index(scores, i, end):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pick_next(board, moves, scores, i, end):
+def pick_next(board, state, moves, scores, i, end):
     """Swap the best-scored move of ``moves[i:end]`` into slot ``i`` and return it.
 
     A capture picked with its deferred good-capture score is tested first; if it
     loses, it gets its losing score and the pick is repeated (module docstring).
     """
     best = _best_index(scores, i, end)
-    while CAPTURE_SCORE <= scores[best] < HASH_SCORE and not _not_losing(board, moves[best]):
+    while CAPTURE_SCORE <= scores[best] < HASH_SCORE and not _not_losing(board, state, moves[best]):
         scores[best] += BAD_CAPTURE_SCORE - CAPTURE_SCORE
         best = _best_index(scores, i, end)
     if best != i:

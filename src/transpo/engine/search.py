@@ -267,7 +267,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         end = generate_moves(board, state, sc.moves, start, True)
         score_moves(board, sc, start, end, hash_move, ply, NO_MOVE)
         for i in range(start, end):
-            move = pick_next(board, sc.moves, sc.scores, i, end)
+            move = pick_next(board, state, sc.moves, sc.scores, i, end)
             if sc.scores[i] < 0:
                 break  # the losing captures come last (see ordering): none of them is worth searching here
             if move_promo(move) == 0 and _futile_capture(board, move, best, alpha):
@@ -385,7 +385,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
     for i in range(start, end):
         if i >= live_end:
             break
-        move = pick_next(board, sc.moves, sc.scores, i, live_end)
+        move = pick_next(board, state, sc.moves, sc.scores, i, live_end)
         if (root and _excluded(ctl, move)) or (move & MOVE_ID_MASK) == excluded:
             continue
         quiet = is_quiet(move)
@@ -400,7 +400,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         # (unless it gives check), more of it the shallower the search.
         bad_exchange = (
             not pv_node and not checked and searched > 0 and depth <= SEE_PRUNE_DEPTH
-            and not see_ge(board, move, -(SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth))
+            and not see_ge(board, state, move, -(SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth))
         )  # fmt: skip
         sc.played[ply] = played
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
