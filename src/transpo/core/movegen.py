@@ -200,29 +200,27 @@ def generate_moves(board, state, out, start, noisy_only):
     enemy = them << 3
 
     # --- one look out of the king: checkers and pinned pieces ----------------
+    friends = np.uint64(state[ST_OCCUPIED + us])
+    enemies = np.uint64(state[ST_OCCUPIED + them])
+    occupied = friends | enemies
     checkers = 0
     check_sq = 0  # the (last found) checker
     check_step = 0  # step from the king towards a checking slider, 0 for knight/pawn
     pinned = 0  # bit SQ120_TO_64[sq] set for each pinned own piece
-    for i in range(8):
-        step = BISHOP_STEPS[i] if i < 4 else ROOK_STEPS[i - 4]
+    for i in range(8):  # the first piece on each ray out of the king, and the one behind it, by bit scans
+        t = first_on_ray(i, king, occupied)
+        if t == 0:
+            continue  # nothing up to the border
         slider = BISHOP if i < 4 else ROOK
-        t = king + step
-        while board[t] == EMPTY:
-            t += step
         p = board[t]
-        if p <= 0:
-            continue  # the border
         if (p >> 3) == them:
             if (p & 7) == slider or (p & 7) == QUEEN:
                 checkers += 1
                 check_sq = t
-                check_step = step
+                check_step = BISHOP_STEPS[i] if i < 4 else ROOK_STEPS[i - 4]
         else:
-            b = t + step
-            while board[b] == EMPTY:
-                b += step
-            q = board[b]
+            b = first_on_ray(i, t, occupied)
+            q = board[b] if b != 0 else EMPTY
             if enemy < q <= enemy + 6 and ((q & 7) == slider or (q & 7) == QUEEN):
                 pinned |= 1 << SQ120_TO_64[t]
     for i in range(8):
@@ -244,8 +242,6 @@ def generate_moves(board, state, out, start, noisy_only):
     # as a scan of the board would give, without looking at the empty squares.
     n = start
     ep = state[ST_EP]
-    friends = np.uint64(state[ST_OCCUPIED + us])
-    enemies = np.uint64(state[ST_OCCUPIED + them])
     rest = friends
     while rest != 0:
         sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
@@ -327,7 +323,7 @@ def generate_moves(board, state, out, start, noisy_only):
                 if pin != 0 and step != pin and step != -pin:
                     continue
                 if noisy_only:  # only the first piece on the ray matters: found by bits, not by a walk
-                    t = first_on_ray(i, sq, friends | enemies)
+                    t = first_on_ray(i, sq, occupied)
                     q = board[t]
                     if enemy < q <= enemy + 6 and (not checked or _evades(t, king, check_sq, check_step)):
                         out[n] = encode(sq, t, 0, FLAG_CAPTURE)
