@@ -32,7 +32,6 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from transpo.core.board import (
     BISHOP,
-    BISHOP_STEPS,
     EMPTY,
     KING_STEPS,
     KNIGHT,
@@ -41,7 +40,6 @@ from transpo.core.board import (
     QUEEN,
     RAY_BB,
     ROOK,
-    ROOK_STEPS,
     SQ64_TO_120,
     SQ120_TO_64,
     ST_COUNT,
@@ -161,10 +159,8 @@ def _shelter_masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 SHELTER_NEAR, SHELTER_FAR, SHELTER_FILES = _shelter_masks()
 
-# RAY64[d, s]: the squares beyond bitboard square s along direction d (BISHOP_STEPS, then ROOK_STEPS), as uint64;
-# RAY_RISES[d]: whether that direction goes to higher squares (a positive mailbox step).
+# RAY64[d, s]: the squares beyond bitboard square s along direction d (BISHOP_STEPS, then ROOK_STEPS), as uint64.
 RAY64 = np.ascontiguousarray(RAY_BB[:, SQ64_TO_120].view(np.uint64))
-RAY_RISES = np.concatenate((BISHOP_STEPS, ROOK_STEPS)) > 0
 
 # _evaluate prices the terms in two groups: those set before the lazy test (the bishop pair first,
 # the passers and tempo last) and those _pieces and _king_shelter set (every slot between them).
@@ -205,41 +201,28 @@ def distance(a, b):
 
 
 @njit(cache=True, inline="always")
-def _rising_reach(direction, s, occupied):
-    """The squares a slider on bitboard square ``s`` sees along a rising RAY64 ``direction``: up to and with
-    the first piece, which is the lowest bit of the ray's pieces (the squares beyond it are its own ray)."""
+def _ray_reach(direction, s, occupied, rising):
+    """The squares a slider on bitboard square ``s`` sees along RAY64 ``direction``: up to and with the first piece.
+
+    The squares beyond that piece are its own ray in the same direction; the
+    nearest piece is the lowest bit of the ray's pieces for a ``rising``
+    direction, the highest for a falling one (a constant at every call site).
+    """
     ray = RAY64[direction, s]
     blockers = ray & occupied
     if blockers != 0:
-        ray ^= RAY64[direction, np.int64(trailing_zeros(blockers))]
+        first = np.int64(trailing_zeros(blockers)) if rising else 63 - np.int64(leading_zeros(blockers))
+        ray ^= RAY64[direction, first]
     return ray
 
 
 @njit(cache=True, inline="always")
-def _falling_reach(direction, s, occupied):
-    """The same along a falling direction, where the first piece is the highest bit."""
-    ray = RAY64[direction, s]
-    blockers = ray & occupied
-    if blockers != 0:
-        ray ^= RAY64[direction, 63 - np.int64(leading_zeros(blockers))]
-    return ray
-
-
-@njit(cache=True, inline="always")
-def _diagonal_reach(s, occupied):
-    """A bishop's reach from bitboard square ``s`` (RAY64 directions 0-3: steps -11, -9 fall, 9, 11 rise)."""
+def _slider_reach(s, occupied, first):
+    """A bishop's (``first`` 0: RAY64 directions 0-3, steps -11, -9, 9, 11) or rook's (``first`` 4: steps
+    -10, -1, 1, 10) reach from bitboard square ``s``; in both groups the first two directions fall."""
     return (
-        _falling_reach(0, s, occupied) | _falling_reach(1, s, occupied)
-        | _rising_reach(2, s, occupied) | _rising_reach(3, s, occupied)
-    )  # fmt: skip
-
-
-@njit(cache=True, inline="always")
-def _straight_reach(s, occupied):
-    """A rook's reach from bitboard square ``s`` (RAY64 directions 4-7: steps -10, -1 fall, 1, 10 rise)."""
-    return (
-        _falling_reach(4, s, occupied) | _falling_reach(5, s, occupied)
-        | _rising_reach(6, s, occupied) | _rising_reach(7, s, occupied)
+        _ray_reach(first, s, occupied, False) | _ray_reach(first + 1, s, occupied, False)
+        | _ray_reach(first + 2, s, occupied, True) | _ray_reach(first + 3, s, occupied, True)
     )  # fmt: skip
 
 
@@ -257,11 +240,11 @@ def _piece_reach(sq, kind, own, occupied):
     else:
         s = SQ120_TO_64[sq]
         if kind == BISHOP:
-            reach = _diagonal_reach(s, occupied)
+            reach = _slider_reach(s, occupied, 0)
         elif kind == ROOK:
-            reach = _straight_reach(s, occupied)
+            reach = _slider_reach(s, occupied, 4)
         else:
-            reach = _diagonal_reach(s, occupied) | _straight_reach(s, occupied)
+            reach = _slider_reach(s, occupied, 0) | _slider_reach(s, occupied, 4)
     return reach, reach & ~own
 
 
