@@ -219,8 +219,7 @@ def generate_moves(board, state, out, start, noisy_only):
                 check_sq = t
                 check_step = BISHOP_STEPS[i] if i < 4 else ROOK_STEPS[i - 4]
         else:
-            b = first_on_ray(i, t, occupied)
-            q = board[b] if b != 0 else EMPTY
+            q = board[first_on_ray(i, t, occupied)]  # square 0 (nothing behind) is OFF: no pinner
             if enemy < q <= enemy + 6 and ((q & 7) == slider or (q & 7) == QUEEN):
                 pinned |= 1 << SQ120_TO_64[t]
     for i in range(8):

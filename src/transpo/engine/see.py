@@ -65,21 +65,20 @@ def _least_attacker(board, to, side, occupied):
     bishop, rook, queen = BISHOP | base, ROOK | base, QUEEN | base
     rook_sq = 0
     queen_sq = 0
+    # An empty ray gives square 0, off the board (OFF): it matches no piece.
     for direction in range(4):  # the diagonals (BISHOP_STEPS' order)
         sq = first_on_ray(direction, to, occupied)
-        if sq != 0:
-            if board[sq] == bishop:
-                return sq
-            if board[sq] == queen and queen_sq == 0:
-                queen_sq = sq
+        if board[sq] == bishop:
+            return sq
+        if board[sq] == queen and queen_sq == 0:
+            queen_sq = sq
     for direction in range(4, 8):  # the lines (ROOK_STEPS' order)
         sq = first_on_ray(direction, to, occupied)
-        if sq != 0:
-            if board[sq] == rook:
-                rook_sq = sq
-                break
-            if board[sq] == queen and queen_sq == 0:
-                queen_sq = sq
+        if board[sq] == rook:
+            rook_sq = sq
+            break
+        if board[sq] == queen and queen_sq == 0:
+            queen_sq = sq
     if rook_sq:
         return rook_sq
     if queen_sq:
