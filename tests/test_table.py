@@ -855,14 +855,14 @@ def test_a_table_larger_than_the_memory_is_refused_before_allocating(monkeypatch
 
 def test_an_allocation_that_fails_keeps_a_working_table(monkeypatch):
     tt = new_table()
-    real_zeros = np.zeros
+    real_zeros = T.large_zeros
 
-    def failing_zeros(shape, dtype=float):
+    def failing_zeros(shape, dtype):
         if np.prod(shape) > 10**6:
             raise MemoryError
-        return real_zeros(shape, dtype=dtype)
+        return real_zeros(shape, dtype)
 
-    monkeypatch.setattr(T.np, "zeros", failing_zeros)
+    monkeypatch.setattr(T, "large_zeros", failing_zeros)
     with pytest.raises(ValueError, match="does not fit in memory"):
         tt.resize(64)
     monkeypatch.undo()

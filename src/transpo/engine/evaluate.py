@@ -52,7 +52,7 @@ from transpo.core.board import (
     ST_SIDE,
 )
 from transpo.core.position import Position
-from transpo.engine.intrinsics import popcount
+from transpo.engine.intrinsics import popcount, prefetch
 from transpo.engine.pawns import (
     BIT,
     FILE_BB,
@@ -172,6 +172,13 @@ assert TEMPO == N_TERMS - 1 and PASSED_UNSTOPPABLE == TEMPO - 1 and PASSED_FREE 
 def eval_slot(key):
     """The evaluation-cache slot of a position: the low bits of its key."""
     return np.int64(key & np.uint64(EVAL_ENTRIES - 1))
+
+
+@njit(cache=True, inline="always")
+def prefetch_eval(sc, key):
+    """Start loading the evaluation-cache slot of ``key``: the child about to be searched may look it up
+    (a cache of 512 KB is read at random, so the slot is seldom in the processor's caches)."""
+    prefetch(sc.eval_cache, eval_slot(key))
 
 
 @njit(cache=True, inline="always")

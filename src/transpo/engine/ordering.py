@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from transpo.core.board import PAWN
+from transpo.core.board import PAWN, SQ120_TO_64
 from transpo.core.moves import FLAG_CAPTURE, FLAG_EP, MOVE_ID_MASK, move_flags, move_from, move_promo, move_to
 from transpo.engine.scratch import SCRATCH_TYPE
 from transpo.engine.see import see_ge
@@ -58,8 +58,8 @@ PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
 
 @njit(cache=True, inline="always")
 def history_index(board, move):
-    """The history slot of a quiet move: moving piece code x to-square."""
-    return board[move_from(move)] * 120 + move_to(move)
+    """The history slot of a quiet move: moving piece code x to-square (0..63, a1 = 0); never 0 (no piece)."""
+    return board[move_from(move)] * 64 + SQ120_TO_64[move_to(move)]
 
 
 @njit(cache=True, inline="always")

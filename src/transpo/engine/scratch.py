@@ -28,6 +28,7 @@ import numpy as np
 from numba import typeof
 
 from transpo.core.board import MAX_MOVES, MAX_PLY
+from transpo.engine.memory import large_zeros
 from transpo.engine.pawns import PAWN_ENTRIES
 from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS
 
@@ -41,7 +42,7 @@ CTL_EXCLUDED = 8
 CTL_SIZE = CTL_EXCLUDED + MAX_MOVES
 
 PLIES = MAX_PLY + 2  # rows of the per-ply arrays: the deepest ply and one beyond it
-HISTORY_SIZE = 16 * 120  # piece code x to-square
+HISTORY_SIZE = 16 * 64  # piece code x to-square (0..63): 2 MB of continuation history, one huge page
 EVAL_ENTRIES = 1 << 16  # slots of the evaluation cache (a power of two)
 
 
@@ -81,7 +82,7 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         killers=np.zeros((PLIES, 2), dtype=np.int32),
         history=np.zeros(HISTORY_SIZE, dtype=np.int32),
         counter=np.zeros(HISTORY_SIZE, dtype=np.int32),
-        continuation=np.zeros((HISTORY_SIZE, HISTORY_SIZE), dtype=np.int16),
+        continuation=large_zeros((HISTORY_SIZE, HISTORY_SIZE), np.int16),
         played=np.zeros(PLIES, dtype=np.int32),
         evals=np.zeros(PLIES, dtype=np.int32),
         excluded=np.zeros(PLIES, dtype=np.int32),
@@ -92,9 +93,9 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
         weights=np.ascontiguousarray(weights, dtype=np.int32),
         features=np.zeros(N_TERMS, dtype=np.int32),
         pawn_keys=np.zeros(PAWN_ENTRIES, dtype=np.uint64),
-        pawn_bits=np.zeros((PAWN_ENTRIES, 3), dtype=np.uint64),
+        pawn_bits=large_zeros((PAWN_ENTRIES, 3), np.uint64),
         pawn_scores=np.zeros((PAWN_ENTRIES, 2), dtype=np.int32),
-        eval_cache=np.zeros(EVAL_ENTRIES, dtype=np.uint64),
+        eval_cache=large_zeros(EVAL_ENTRIES, np.uint64),
     )
 
 

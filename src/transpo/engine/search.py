@@ -49,7 +49,7 @@ from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
 from transpo.core.movegen import generate_moves, in_check
 from transpo.core.moves import FLAG_EP, MOVE_ID_MASK, NO_MOVE, is_quiet, move_flags, move_promo, move_to
-from transpo.engine.evaluate import LAZY_OFF, PSQ, evaluate, evaluate_inline, has_pieces
+from transpo.engine.evaluate import LAZY_OFF, PSQ, evaluate, evaluate_inline, has_pieces, prefetch_eval
 from transpo.engine.ordering import (
     COUNTER_SCORE,
     PIECE_VALUE,
@@ -127,6 +127,14 @@ def _excluded(ctl, move):
         if ctl[CTL_EXCLUDED + i] == move:
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _prefetch_child(pos, tt, sc):
+    """Right after a move is made: start loading the table bucket and evaluation slot its search reads first."""
+    key = pos.keys[pos.state[ST_PLY]]
+    prefetch_bucket(tt, key)
+    prefetch_eval(sc, key)
 
 
 @njit(cache=True, inline="always")
@@ -273,7 +281,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             if move_promo(move) == 0 and _futile_capture(board, move, best, alpha):
                 continue
             make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
-            prefetch_bucket(tt, pos.keys[state[ST_PLY]])
+            _prefetch_child(pos, tt, sc)
             score = -negamax(pos, tt, sc, depth - 1, -beta, -alpha, ply + 1, forbid_null)
             unmake_move(board, state, pos.undo, move)
             if ctl[CTL_ABORTED] != 0:
@@ -404,7 +412,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         )  # fmt: skip
         sc.played[ply] = played
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
-        prefetch_bucket(tt, pos.keys[state[ST_PLY]])
+        _prefetch_child(pos, tt, sc)
         gives_check = in_check(board, state)
         if bad_exchange and not gives_check:
             unmake_move(board, state, pos.undo, move)

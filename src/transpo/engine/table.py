@@ -66,6 +66,7 @@ from numba import njit, typeof, types
 from transpo.core.keys import ZOB_SIZE, compute_key, key_set
 from transpo.core.moves import MOVE_ID_BITS, MOVE_ID_MASK, NO_MOVE
 from transpo.engine.intrinsics import prefetch
+from transpo.engine.memory import large_zeros
 from transpo.settings import (
     DEFAULT_LOCKLESS,
     DEFAULT_POLICY,
@@ -549,8 +550,8 @@ class TranspositionTable:
         previous_mb = self.size_mb
         self.words = self.check = np.zeros(0, dtype=np.uint64)  # release the old table before allocating
         try:
-            self.words = np.zeros(buckets * WORDS_PER_BUCKET, dtype=np.uint64)
-            self.check = np.zeros(entries if self._uses_check_words() else 1, dtype=np.uint64)
+            self.words = large_zeros(buckets * WORDS_PER_BUCKET, np.uint64)
+            self.check = large_zeros(entries if self._uses_check_words() else 1, np.uint64)
         except MemoryError:
             if previous_mb:
                 self.resize(previous_mb)
@@ -596,7 +597,7 @@ class TranspositionTable:
         """Allocate one check word per entry (``on``) or release them."""
         if on and self.check.size != self.words.size // 2:
             check_fits(self.words.nbytes // 2, what)
-            self.check = np.zeros(self.words.size // 2, dtype=np.uint64)
+            self.check = large_zeros(self.words.size // 2, np.uint64)
         if not on:
             self.check = np.zeros(1, dtype=np.uint64)
 
