@@ -62,21 +62,29 @@ from transpo.core.moves import FLAG_CAPTURE, FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _slider_along(board, sq, step, slider, queen):
-    """Whether the first piece from ``sq`` along ``step`` is ``slider`` or ``queen`` (piece codes)."""
-    t = sq + step
-    while board[t] == EMPTY:
-        t += step
-    return board[t] == slider or board[t] == queen
+def first_on_ray(direction, sq, occupied):
+    """Mailbox square of the first piece of ``occupied`` along RAY_BB ``direction`` from mailbox square ``sq``, or 0.
+
+    Directions 0-3 follow BISHOP_STEPS, 4-7 ROOK_STEPS; the nearest piece is the
+    lowest bit for a positive step, the highest for a negative one.
+    """
+    blockers = np.uint64(RAY_BB[direction, sq]) & occupied
+    if blockers == 0:
+        return 0
+    if direction == 2 or direction == 3 or direction == 6 or direction == 7:  # steps 9, 11, 1, 10
+        return SQ64_TO_120[np.int64(trailing_zeros(blockers))]
+    return SQ64_TO_120[63 - np.int64(leading_zeros(blockers))]
 
 
-@njit("boolean(int8[::1], int64, int64, int64)", cache=True, nogil=True, _nrt=False)
-def attacked(board, sq, by, pieces):
+@njit("boolean(int8[::1], int64, int64, int64, uint64)", cache=True, nogil=True, _nrt=False)
+def attacked(board, sq, by, pieces, occupied):
     """True if side ``by``, whose pieces are all in bitboard ``pieces``, attacks square ``sq``.
 
-    ``pieces`` only lets the test skip the knight squares, the king squares and
-    the rays where side ``by`` has no piece at all; any superset of its pieces
-    (-1: every square) gives the same answer, the board decides.
+    ``occupied`` is the bitboard of every piece on ``board`` (exactly: the first
+    of its bits along a ray is the piece that blocks it).  ``pieces`` only lets
+    the test skip the knight squares, the king squares and the rays where side
+    ``by`` has no piece at all; any superset of its pieces (-1: every square)
+    gives the same answer, the board decides.
     """
     base = by << 3
     # Pawns: a white pawn attacks upward, so look one rank below sq for it.
@@ -94,25 +102,37 @@ def attacked(board, sq, by, pieces):
         for i in range(8):
             if board[sq + KING_STEPS[i]] == base | KING:
                 return True
-    for i in range(4):
-        if RAY_BB[i, sq] & pieces and _slider_along(board, sq, BISHOP_STEPS[i], base | BISHOP, base | QUEEN):
-            return True
-        if RAY_BB[i + 4, sq] & pieces and _slider_along(board, sq, ROOK_STEPS[i], base | ROOK, base | QUEEN):
-            return True
+    # Sliders: the first piece on each ray (first_on_ray's 0 is an off-board square: no piece).
+    for i in range(8):
+        if RAY_BB[i, sq] & pieces:
+            q = board[first_on_ray(i, sq, occupied)]
+            if q == base | QUEEN or q == base | (BISHOP if i < 4 else ROOK):
+                return True
     return False
+
+
+@njit("uint64(int8[::1])", cache=True, nogil=True, _nrt=False)
+def occupancy(board):
+    """Bitboard of every piece on ``board`` (bit 8 * rank + file), counted square by square."""
+    bits = np.uint64(0)
+    for s in range(64):
+        if board[SQ64_TO_120[s]] > EMPTY:
+            bits |= np.uint64(1) << np.uint64(s)
+    return bits
 
 
 @njit("boolean(int8[::1], int64, int64)", cache=True, nogil=True, _nrt=False)
 def is_attacked(board, sq, by):
-    """True if side ``by`` attacks square ``sq`` (pieces as they stand)."""
-    return attacked(board, sq, by, -1)
+    """True if side ``by`` attacks square ``sq`` (pieces as they stand; slower than :func:`attacked`)."""
+    return attacked(board, sq, by, -1, occupancy(board))
 
 
 @njit("boolean(int8[::1], int64[::1])", cache=True, nogil=True, _nrt=False)
 def in_check(board, state):
     """True if the side to move is in check."""
     us = state[ST_SIDE]
-    return attacked(board, state[ST_KING + us], 1 - us, state[ST_OCCUPIED + 1 - us])
+    enemies = state[ST_OCCUPIED + 1 - us]
+    return attacked(board, state[ST_KING + us], 1 - us, enemies, np.uint64(enemies) | np.uint64(state[ST_OCCUPIED + us]))
 
 
 # A plain compiled function, not inline="always": numba's own inlining of a
@@ -136,30 +156,22 @@ def _evades(to, king, check_sq, check_step):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def first_on_ray(direction, sq, occupied):
-    """Mailbox square of the first piece of ``occupied`` along RAY_BB ``direction`` from mailbox square ``sq``, or 0.
+def _ep_is_safe(board, us, king, frm, to, occupied, enemies):
+    """Try an en-passant capture on the board: is the king safe afterwards?  The board is restored.
 
-    Directions 0-3 follow BISHOP_STEPS, 4-7 ROOK_STEPS; the nearest piece is the
-    lowest bit for a positive step, the highest for a negative one.
+    ``occupied`` and ``enemies`` are the bitboards before the capture; the test
+    sees them as they are after it (the two pawns gone from their squares, ours on ``to``).
     """
-    blockers = np.uint64(RAY_BB[direction, sq]) & occupied
-    if blockers == 0:
-        return 0
-    if direction == 2 or direction == 3 or direction == 6 or direction == 7:  # steps 9, 11, 1, 10
-        return SQ64_TO_120[np.int64(trailing_zeros(blockers))]
-    return SQ64_TO_120[63 - np.int64(leading_zeros(blockers))]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _ep_is_safe(board, us, king, frm, to):
-    """Try an en-passant capture on the board: is the king safe afterwards?  The board is restored."""
     cap_sq = to - 10 if us == 0 else to + 10
+    captured_bit = np.uint64(1) << np.uint64(SQ120_TO_64[cap_sq])
+    moved = np.uint64(1) << np.uint64(SQ120_TO_64[frm]) | captured_bit
+    after = (occupied & ~moved) | np.uint64(1) << np.uint64(SQ120_TO_64[to])
     moving = board[frm]
     captured = board[cap_sq]
     board[cap_sq] = EMPTY
     board[frm] = EMPTY
     board[to] = moving
-    safe = not is_attacked(board, king, 1 - us)
+    safe = not attacked(board, king, 1 - us, np.int64(enemies & ~captured_bit), after)
     board[to] = EMPTY
     board[frm] = moving
     board[cap_sq] = captured
@@ -175,12 +187,13 @@ def _castling(board, state, us, out, n):
     short = CASTLE_WK if us == 0 else CASTLE_BK
     long = CASTLE_WQ if us == 0 else CASTLE_BQ
     enemies = state[ST_OCCUPIED + them]
+    occupied = np.uint64(enemies) | np.uint64(state[ST_OCCUPIED + us])
     if (rights & short) and board[k + 1] == EMPTY and board[k + 2] == EMPTY:
-        if not attacked(board, k + 1, them, enemies) and not attacked(board, k + 2, them, enemies):
+        if not attacked(board, k + 1, them, enemies, occupied) and not attacked(board, k + 2, them, enemies, occupied):
             out[n] = encode(k, k + 2, 0, FLAG_CASTLE)
             n += 1
     if (rights & long) and board[k - 1] == EMPTY and board[k - 2] == EMPTY and board[k - 3] == EMPTY:
-        if not attacked(board, k - 1, them, enemies) and not attacked(board, k - 2, them, enemies):
+        if not attacked(board, k - 1, them, enemies, occupied) and not attacked(board, k - 2, them, enemies, occupied):
             out[n] = encode(k, k - 2, 0, FLAG_CASTLE)
             n += 1
     return n
@@ -251,12 +264,13 @@ def generate_moves(board, state, out, start, noisy_only):
             # Lift the king so that a slider checking along a line also covers
             # the square behind the king.
             board[sq] = EMPTY
+            lifted = occupied & ~(np.uint64(1) << np.uint64(SQ120_TO_64[sq]))
             targets = np.uint64(KING_BB[sq]) & (enemies if noisy_only else ~friends)
             while targets != 0:  # ascending squares: the order of KING_STEPS
                 b = np.int64(trailing_zeros(targets))
                 targets &= targets - np.uint64(1)
                 t = SQ64_TO_120[b]
-                if not attacked(board, t, them, state[ST_OCCUPIED + them]):
+                if not attacked(board, t, them, state[ST_OCCUPIED + them], lifted):
                     out[n] = encode(sq, t, 0, FLAG_CAPTURE if (enemies >> np.uint64(b)) & np.uint64(1) else 0)
                     n += 1
             board[sq] = p
@@ -299,7 +313,7 @@ def generate_moves(board, state, out, start, noisy_only):
                             out[n] = encode(sq, t, 0, FLAG_CAPTURE)
                             n += 1
                 elif t == ep and q == EMPTY:
-                    if _ep_is_safe(board, us, king, sq, t):
+                    if _ep_is_safe(board, us, king, sq, t, occupied, enemies):
                         out[n] = encode(sq, t, 0, FLAG_CAPTURE | FLAG_EP)
                         n += 1
         elif kind == KNIGHT:
