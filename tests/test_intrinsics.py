@@ -1,4 +1,4 @@
-"""The two LLVM intrinsics: popcount against Python's int.bit_count, prefetch changes nothing."""
+"""The LLVM intrinsics: popcount against Python's int.bit_count, prefetch changes nothing, as_rows is reshape."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from transpo.engine.intrinsics import popcount, prefetch
+from transpo.engine.intrinsics import as_rows, popcount, prefetch
 
 
 @njit(cache=True)
@@ -45,3 +45,25 @@ def test_prefetch_leaves_results_and_memory_alone() -> None:
     for ahead in (0, 1, 8, 64):
         assert _sum_with_prefetch(values, ahead) == values.sum()
     assert np.array_equal(values, before)
+
+
+@njit(cache=True)
+def _rows_then_write(vector, width, row, column, value):
+    """View ``vector`` as rows of ``width``, write one element through the view, return the view."""
+    matrix = as_rows(vector, width)
+    matrix[row, column] = value
+    return matrix
+
+
+@settings(deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_as_rows_is_a_reshape_that_shares_the_data(rows, width, data):
+    vector = np.arange(rows * width, dtype=np.int32)
+    row = data.draw(st.integers(0, rows - 1))
+    column = data.draw(st.integers(0, width - 1))
+    matrix = _rows_then_write(vector, width, row, column, -7)
+    assert matrix.shape == (rows, width) and matrix.flags["C_CONTIGUOUS"]
+    expected = np.arange(rows * width, dtype=np.int32)
+    expected[row * width + column] = -7
+    assert np.array_equal(matrix, expected.reshape(rows, width))
+    assert vector[row * width + column] == -7  # a view, not a copy

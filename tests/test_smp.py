@@ -22,6 +22,7 @@ import time
 
 import chess
 import chess.engine
+import numpy as np
 import pytest
 from conftest import playout_fens
 
@@ -177,7 +178,7 @@ def test_new_game_clears_every_searcher_and_threads_are_checked():
     with pytest.raises(ValueError):
         engine.set_threads(0)
     engine.set_threads(4)
-    assert engine.threads == 4 and all(h.weights is engine.scratch.weights for h in engine.helpers)
+    assert engine.threads == 4 and all(np.array_equal(h.weights, engine.scratch.weights) for h in engine.helpers)
 
 
 def test_threads_range_is_two_per_cpu():

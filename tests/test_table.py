@@ -365,7 +365,7 @@ def _node(engine: Engine, position: Position, depth: int, alpha: int, beta: int)
     scratch.counter[:] = 0
     scratch.continuation[:] = 0
     scratch.played[:] = 0
-    return int(negamax(position.snapshot(PSQ), engine.table.arrays, scratch, depth, alpha, beta, 1, True))
+    return int(negamax(position.snapshot(PSQ), engine.table.arrays, scratch.arena, depth, alpha, beta, 1, True))
 
 
 BOUND_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"

@@ -70,7 +70,7 @@ def _exercise_with_python_values() -> None:
     evaluate.scored_as_draw(arrays.state)
     evaluate.evaluate_lazy(arrays.board, arrays.state, scratch, np.uint64(p.key), -5, np.int32(5))
     scratch.ctl[CTL_NODE_LIMIT] = 10**6
-    search.negamax(arrays, tt.arrays, scratch, 2, -100, np.int32(100), 0, 1)
+    search.negamax(arrays, tt.arrays, scratch.arena, 2, -100, np.int32(100), 0, 1)
     ordering.score_moves(arrays.board, scratch, 0, 3, 0, np.int16(1), 0)
     table.probe(tt.arrays, p.key, 0, 1)
     table.store(tt.arrays, np.uint64(p.key), np.uint64(0), move, 5, 0, 3, table.BOUND_EXACT, np.int32(2))

@@ -132,7 +132,8 @@ def in_check(board, state):
     """True if the side to move is in check."""
     us = state[ST_SIDE]
     enemies = state[ST_OCCUPIED + 1 - us]
-    return attacked(board, state[ST_KING + us], 1 - us, enemies, np.uint64(enemies) | np.uint64(state[ST_OCCUPIED + us]))
+    occupied = np.uint64(enemies) | np.uint64(state[ST_OCCUPIED + us])
+    return attacked(board, state[ST_KING + us], 1 - us, enemies, occupied)
 
 
 # A plain compiled function, not inline="always": numba's own inlining of a

@@ -316,7 +316,7 @@ class Engine:
                 delta = ASPIRATION_DELTA
                 alpha, beta = first_window(depth, guess)
                 while True:
-                    score = int(negamax(arrays, tt, sc, depth, alpha, beta, 0, False))
+                    score = int(negamax(arrays, tt, sc.arena, depth, alpha, beta, 0, False))
                     if sc.ctl[CTL_ABORTED]:
                         return
                     if alpha < score < beta:
@@ -357,7 +357,7 @@ class Engine:
         delta = ASPIRATION_DELTA
         alpha, beta = first_window(depth, guess)
         while True:
-            score = int(negamax(arrays, self.table.arrays, self.scratch, depth, alpha, beta, 0, False))
+            score = int(negamax(arrays, self.table.arrays, self.scratch.arena, depth, alpha, beta, 0, False))
             if self.scratch.ctl[CTL_ABORTED]:
                 return None
             if score <= alpha:

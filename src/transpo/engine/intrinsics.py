@@ -1,4 +1,4 @@
-"""Two processor instructions numba does not offer, emitted as LLVM intrinsics.
+"""Two processor instructions numba does not offer, emitted as LLVM intrinsics, and a cheap 2-D view.
 
 * :func:`prefetch` - start loading an array element into the cache now, because
   it is read soon.  A transposition-table probe is mostly a wait for memory:
@@ -11,8 +11,13 @@
 * :func:`popcount` - the number of set bits of a ``uint64`` (LLVM ``ctpop``, one
   ``popcnt`` instruction where the processor has it): the evaluation counts a
   piece's mobility and king-zone attacks as bits of a bitboard.
+* :func:`as_rows` - a 1-D array seen as a 2-D array of rows of a given width,
+  without a copy.  numpy's ``reshape`` does that, but numba's compiles into a
+  call of a C helper that checks the strides at run time; the search cuts its
+  scratch's 2-D arrays out of one arena at every node (:mod:`transpo.engine.scratch`),
+  where such a call cost more than the views save.
 
-Both are plain ``@intrinsic`` functions, usable only inside compiled code.
+All three are plain ``@intrinsic`` functions, usable only inside compiled code.
 Functions that call them cache like any other: the machine code holds no
 run-time address, and numba's cache index includes the processor's features
 (``popcnt`` or not).  numba itself would not notice an edit of this file in its
@@ -28,7 +33,9 @@ from __future__ import annotations
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 _READ = 0  # llvm.prefetch's rw argument: 0 read, 1 write
 _KEEP = 3  # locality 0..3: 3 keeps the line in every cache level
@@ -69,3 +76,31 @@ def popcount(typingctx, bits):
         return builder.call(count, [args[0]])
 
     return types.int64(types.uint64), codegen
+
+
+@intrinsic
+def as_rows(typingctx, vector, width):
+    """``as_rows(vector, width)``: the 1-D C array as a 2-D C array of rows of ``width`` (same data; nothing checked)."""
+    if not (isinstance(vector, types.Array) and vector.ndim == 1 and vector.layout == "C"):
+        return None
+    if not isinstance(width, types.Integer):
+        return None
+    matrix_type = vector.copy(ndim=2, layout="C")
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        columns = context.cast(builder, args[1], signature.args[1], types.intp)
+        rows = builder.sdiv(source.nitems, columns)
+        matrix = context.make_array(matrix_type)(context, builder)
+        populate_array(
+            matrix,
+            data=source.data,
+            shape=[rows, columns],
+            strides=[builder.mul(columns, source.itemsize), source.itemsize],
+            itemsize=source.itemsize,
+            meminfo=source.meminfo,
+            parent=source.parent,
+        )
+        return impl_ret_borrowed(context, builder, matrix_type, matrix._getvalue())
+
+    return matrix_type(vector, width), codegen

@@ -9,6 +9,18 @@ the control words (``ctl``) through which the Python side limits, stops and
 watches the search.
 A second search thread needs exactly one more of these.
 
+Why an arena: numba passes an array to a compiled function as seven or nine
+machine words (data pointer, shape, strides and bookkeeping), and a
+recursive call pushes all of them for every array it passes: with the twenty
+arrays of a scratch as separate arguments, those pushes took a fifth of
+negamax's own time.  So the twenty arrays are views into five arena arrays,
+one per element type (:class:`ScratchArena`); the recursion passes the arena
+alone and :func:`scratch_views` cuts the views out again at the top of each
+call, at offsets that are compile-time constants (no memory is read for it).
+The Python side holds the same views: ``sc.pv``, ``sc.ctl`` and the others
+are ordinary numpy arrays sharing the arena's memory, and ``sc.arena`` is the
+arena itself.
+
 ``ctl`` layout (``int64[CTL_SIZE]``)::
 
     CTL_STOP             set to 1 (by another thread) to stop the search
@@ -25,9 +37,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import typeof
+from numba import njit, typeof
 
 from transpo.core.board import MAX_MOVES, MAX_PLY
+from transpo.engine.intrinsics import as_rows
 from transpo.engine.memory import large_zeros
 from transpo.engine.pawns import PAWN_ENTRIES
 from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS
@@ -46,9 +59,60 @@ HISTORY_SIZE = 16 * 64  # piece code x to-square (0..63): 2 MB of continuation h
 EVAL_ENTRIES = 1 << 16  # slots of the evaluation cache (a power of two)
 
 
-class Scratch(NamedTuple):
-    """One searcher's working arrays (see the module docstring)."""
+class ScratchArena(NamedTuple):
+    """The memory of one scratch, one array per element type (the views' offsets are below)."""
 
+    i8: np.ndarray
+    i16: np.ndarray
+    i32: np.ndarray
+    i64: np.ndarray
+    u64: np.ndarray
+
+
+class _Layout:
+    """Hands out consecutive, cache-line aligned (start, end) element ranges of the five arenas."""
+
+    def __init__(self) -> None:
+        self.used = {"i8": 0, "i16": 0, "i32": 0, "i64": 0, "u64": 0}
+
+    def take(self, arena: str, count: int) -> tuple[int, int]:
+        per_line = 64 // {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "u64": 8}[arena]
+        start = -(-self.used[arena] // per_line) * per_line
+        self.used[arena] = start + count
+        return start, start + count
+
+
+_layout = _Layout()
+MOVE_LIST = PLIES * MAX_MOVES
+# (start, end) of each view in its arena; a 2-D view is its range seen as rows (as_rows).
+MOVES = _layout.take("i32", MOVE_LIST)
+SCORES = _layout.take("i32", MOVE_LIST)
+QUIETS = _layout.take("i32", MOVE_LIST)
+KILLERS = _layout.take("i32", PLIES * 2)
+HISTORY = _layout.take("i32", HISTORY_SIZE)
+COUNTER = _layout.take("i32", HISTORY_SIZE)
+CONTINUATION = _layout.take("i16", HISTORY_SIZE * HISTORY_SIZE)
+PLAYED = _layout.take("i32", PLIES)
+EVALS = _layout.take("i32", PLIES)
+EXCLUDED = _layout.take("i32", PLIES)
+GAVE_CHECK = _layout.take("i8", PLIES)
+PV = _layout.take("i32", PLIES * PLIES)
+PV_LEN = _layout.take("i32", PLIES)
+CTL = _layout.take("i64", CTL_SIZE)
+WEIGHTS = _layout.take("i32", N_TERMS * 2)
+FEATURES = _layout.take("i32", N_TERMS)
+PAWN_KEYS = _layout.take("u64", PAWN_ENTRIES)
+PAWN_BITS = _layout.take("u64", PAWN_ENTRIES * 3)
+PAWN_SCORES = _layout.take("i32", PAWN_ENTRIES * 2)
+EVAL_CACHE = _layout.take("u64", EVAL_ENTRIES)
+ARENA_SIZES = dict(_layout.used)
+ARENA_TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u64": np.uint64}
+
+
+class Scratch(NamedTuple):
+    """One searcher's working arrays (see the module docstring): views into ``arena``."""
+
+    arena: ScratchArena  # the memory of every view below (what the recursion passes)
     moves: np.ndarray  # int32[PLIES * MAX_MOVES]: ply p's moves start at p * MAX_MOVES
     scores: np.ndarray  # int32[PLIES * MAX_MOVES]: ordering score of each move
     quiets: np.ndarray  # int32[PLIES * MAX_MOVES]: quiet moves tried at each ply (history malus)
@@ -72,31 +136,44 @@ class Scratch(NamedTuple):
     eval_cache: np.ndarray  # uint64[EVAL_ENTRIES]: evaluation cache (layout in transpo.engine.evaluate)
 
 
-def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
-    """Zeroed scratch for one searcher that evaluates with ``weights`` (default: the shipped ones)."""
-    move_list = PLIES * MAX_MOVES
+@njit(cache=True, inline="always")
+def scratch_views(arena: ScratchArena) -> Scratch:
+    """The scratch whose arrays are views into ``arena`` (compiled: the search calls it at every node)."""
+    i32 = arena.i32
+    u64 = arena.u64
     return Scratch(
-        moves=np.zeros(move_list, dtype=np.int32),
-        scores=np.zeros(move_list, dtype=np.int32),
-        quiets=np.zeros(move_list, dtype=np.int32),
-        killers=np.zeros((PLIES, 2), dtype=np.int32),
-        history=np.zeros(HISTORY_SIZE, dtype=np.int32),
-        counter=np.zeros(HISTORY_SIZE, dtype=np.int32),
-        continuation=large_zeros((HISTORY_SIZE, HISTORY_SIZE), np.int16),
-        played=np.zeros(PLIES, dtype=np.int32),
-        evals=np.zeros(PLIES, dtype=np.int32),
-        excluded=np.zeros(PLIES, dtype=np.int32),
-        gave_check=np.full(PLIES, -1, dtype=np.int8),
-        pv=np.zeros((PLIES, PLIES), dtype=np.int32),
-        pv_len=np.zeros(PLIES, dtype=np.int32),
-        ctl=np.zeros(CTL_SIZE, dtype=np.int64),
-        weights=np.ascontiguousarray(weights, dtype=np.int32),
-        features=np.zeros(N_TERMS, dtype=np.int32),
-        pawn_keys=np.zeros(PAWN_ENTRIES, dtype=np.uint64),
-        pawn_bits=large_zeros((PAWN_ENTRIES, 3), np.uint64),
-        pawn_scores=np.zeros((PAWN_ENTRIES, 2), dtype=np.int32),
-        eval_cache=large_zeros(EVAL_ENTRIES, np.uint64),
+        arena,
+        i32[MOVES[0] : MOVES[1]],
+        i32[SCORES[0] : SCORES[1]],
+        i32[QUIETS[0] : QUIETS[1]],
+        as_rows(i32[KILLERS[0] : KILLERS[1]], 2),
+        i32[HISTORY[0] : HISTORY[1]],
+        i32[COUNTER[0] : COUNTER[1]],
+        as_rows(arena.i16[CONTINUATION[0] : CONTINUATION[1]], HISTORY_SIZE),
+        i32[PLAYED[0] : PLAYED[1]],
+        i32[EVALS[0] : EVALS[1]],
+        i32[EXCLUDED[0] : EXCLUDED[1]],
+        arena.i8[GAVE_CHECK[0] : GAVE_CHECK[1]],
+        as_rows(i32[PV[0] : PV[1]], PLIES),
+        i32[PV_LEN[0] : PV_LEN[1]],
+        arena.i64[CTL[0] : CTL[1]],
+        as_rows(i32[WEIGHTS[0] : WEIGHTS[1]], 2),
+        i32[FEATURES[0] : FEATURES[1]],
+        u64[PAWN_KEYS[0] : PAWN_KEYS[1]],
+        as_rows(u64[PAWN_BITS[0] : PAWN_BITS[1]], 3),
+        as_rows(i32[PAWN_SCORES[0] : PAWN_SCORES[1]], 2),
+        u64[EVAL_CACHE[0] : EVAL_CACHE[1]],
     )
 
 
+def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
+    """Zeroed scratch for one searcher that evaluates with ``weights`` (default: the shipped ones)."""
+    arena = ScratchArena(*(large_zeros(ARENA_SIZES[name], ARENA_TYPES[name]) for name in ScratchArena._fields))
+    sc = scratch_views(arena)
+    sc.gave_check[:] = -1
+    sc.weights[:] = weights
+    return sc
+
+
 SCRATCH_TYPE = typeof(new_scratch())
+ARENA_TYPE = typeof(new_scratch().arena)

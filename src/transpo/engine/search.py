@@ -59,6 +59,7 @@ from transpo.engine.ordering import (
     score_moves,
 )
 from transpo.engine.scratch import (
+    ARENA_TYPE,
     CTL_ABORTED,
     CTL_EXCLUDED,
     CTL_EXCLUDED_COUNT,
@@ -66,7 +67,7 @@ from transpo.engine.scratch import (
     CTL_NODES,
     CTL_SELDEPTH,
     CTL_STOP,
-    SCRATCH_TYPE,
+    scratch_views,
 )
 from transpo.engine.see import see_ge
 from transpo.engine.table import (
@@ -221,14 +222,19 @@ def _update_pv(sc, ply, move):
 
 
 @njit(
-    types.int64(POSITION_TYPE, TABLE_TYPE, SCRATCH_TYPE, types.int64, types.int64, types.int64, types.int64,
+    types.int64(POSITION_TYPE, TABLE_TYPE, ARENA_TYPE, types.int64, types.int64, types.int64, types.int64,
                 types.boolean),
     cache=True,
     nogil=True,
     _nrt=False,  # no reference counting of the many arrays in the bundles (see core/movegen.py)
 )  # fmt: skip
-def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
-    """Score of the position for the side to move within (alpha, beta), searching ``depth`` plies."""
+def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
+    """Score of the position for the side to move within (alpha, beta), searching ``depth`` plies.
+
+    ``arena`` is a scratch's memory (``sc.arena``): the recursion passes it alone, the
+    scratch's arrays are views cut out of it here (transpo.engine.scratch).
+    """
+    sc = scratch_views(arena)
     # Typed, non-literal booleans for the recursive calls: a literal True/False there
     # compiles a second, literal-specialised negamax that a warm cache cannot resolve.
     allow_null = ply >= 0
@@ -282,7 +288,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                 continue
             make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
             _prefetch_child(pos, tt, sc)
-            score = -negamax(pos, tt, sc, depth - 1, -beta, -alpha, ply + 1, forbid_null)
+            score = -negamax(pos, tt, arena, depth - 1, -beta, -alpha, ply + 1, forbid_null)
             unmake_move(board, state, pos.undo, move)
             if ctl[CTL_ABORTED] != 0:
                 return 0
@@ -349,7 +355,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
             reduction = 3 + depth // 6
             sc.played[ply] = 0
             make_null(state, pos.keys, pos.undo, pos.zobrist)
-            score = -negamax(pos, tt, sc, depth - 1 - reduction, -beta, -beta + 1, ply + 1, forbid_null)
+            score = -negamax(pos, tt, arena, depth - 1 - reduction, -beta, -beta + 1, ply + 1, forbid_null)
             unmake_null(state, pos.undo)
             if ctl[CTL_ABORTED] != 0:
                 return 0
@@ -367,7 +373,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         # move's score. If none reaches it, the hash move is the only good one: search it a ply deeper.
         bar = singular_score - SINGULAR_MARGIN * depth
         sc.excluded[ply] = hash_move
-        score = negamax(pos, tt, sc, (depth - 1) // 2, bar - 1, bar, ply, forbid_null)
+        score = negamax(pos, tt, arena, (depth - 1) // 2, bar - 1, bar, ply, forbid_null)
         sc.excluded[ply] = 0
         sc.pv_len[ply] = 0  # the inner search's line is not this node's
         if ctl[CTL_ABORTED] != 0:
@@ -431,7 +437,7 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
         # Each child search is told gives_check (below), which it would otherwise test again.
         if searched == 0:
             sc.gave_check[ply + 1] = gives_check
-            score = -negamax(pos, tt, sc, new_depth, -beta, -alpha, ply + 1, allow_null)
+            score = -negamax(pos, tt, arena, new_depth, -beta, -alpha, ply + 1, allow_null)
         else:
             reduction = 0
             if depth >= LMR_MIN_DEPTH and quiet and not checked and not gives_check and searched >= LMR_MIN_SEARCHED:
@@ -439,13 +445,13 @@ def negamax(pos, tt, sc, depth, alpha, beta, ply, do_null):
                     depth, searched, pv_node, improving, refutation, 0 if refutation else sc.scores[i]
                 )
             sc.gave_check[ply + 1] = gives_check
-            score = -negamax(pos, tt, sc, new_depth - reduction, -alpha - 1, -alpha, ply + 1, allow_null)
+            score = -negamax(pos, tt, arena, new_depth - reduction, -alpha - 1, -alpha, ply + 1, allow_null)
             if score > alpha and reduction > 0:
                 sc.gave_check[ply + 1] = gives_check
-                score = -negamax(pos, tt, sc, new_depth, -alpha - 1, -alpha, ply + 1, allow_null)
+                score = -negamax(pos, tt, arena, new_depth, -alpha - 1, -alpha, ply + 1, allow_null)
             if alpha < score < beta:
                 sc.gave_check[ply + 1] = gives_check
-                score = -negamax(pos, tt, sc, new_depth, -beta, -alpha, ply + 1, allow_null)
+                score = -negamax(pos, tt, arena, new_depth, -beta, -alpha, ply + 1, allow_null)
         unmake_move(board, state, pos.undo, move)
         if ctl[CTL_ABORTED] != 0:
             return 0
