@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """What a recursive numba call costs by the number of arrays its bundle argument holds.
 
-``negamax`` takes three NamedTuple bundles of arrays (position, table, scratch:
-32 arrays); numba passes every array as its struct fields (pointer, sizes,
-strides...), so each recursive call copies some 250 arguments.  This script
+``negamax`` used to take three NamedTuple bundles of 32 arrays (position,
+table, scratch; 16 since the scratch travels as its arena, transpo.engine.scratch);
+numba passes every array as its struct fields (pointer, sizes, strides...), so
+each recursive call copied some 250 arguments.  This script
 times the same tiny recursion (a ternary tree of depth 13, two array writes a
 call) once with a bundle of 32 one-dimensional arrays and once with 3, in one
 run, and prints nanoseconds per call and their ratio: the price of the bundle
