@@ -2,7 +2,7 @@
 
 The processor translates every memory address through its TLB, a small cache
 of page translations: with 4 KiB pages it covers a few megabytes at most, so a
-probe of a 16 MB transposition table, or of the 7 MB continuation history,
+probe of a 16 MB transposition table, or of the 2 MB continuation history,
 usually misses it and waits for a page walk on top of the cache miss itself.
 A 2 MiB page needs one TLB entry where 4 KiB pages need 512.  Linux backs
 anonymous memory with such pages ("transparent huge pages") when the region

@@ -175,5 +175,7 @@ def new_scratch(weights: np.ndarray = DEFAULT_WEIGHTS) -> Scratch:
     return sc
 
 
-SCRATCH_TYPE = typeof(new_scratch())
-ARENA_TYPE = typeof(new_scratch().arena)
+_EXAMPLE = new_scratch()
+SCRATCH_TYPE = typeof(_EXAMPLE)
+ARENA_TYPE = typeof(_EXAMPLE.arena)
+del _EXAMPLE
