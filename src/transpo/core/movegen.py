@@ -45,6 +45,7 @@ from transpo.core.board import (
     ROOK_STEPS,
     SQ64_TO_120,
     SQ120_TO_64,
+    SQUARE_BB,
     ST_CASTLE,
     ST_EP,
     ST_KING,
@@ -115,9 +116,9 @@ def attacked(board, sq, by, pieces, occupied):
 def occupancy(board):
     """Bitboard of every piece on ``board`` (bit 8 * rank + file), counted square by square."""
     bits = np.uint64(0)
-    for s in range(64):
-        if board[SQ64_TO_120[s]] > EMPTY:
-            bits |= np.uint64(1) << np.uint64(s)
+    for sq in SQ64_TO_120:
+        if board[sq] > EMPTY:
+            bits |= np.uint64(SQUARE_BB[sq])
     return bits
 
 
@@ -164,9 +165,8 @@ def _ep_is_safe(board, us, king, frm, to, occupied, enemies):
     sees them as they are after it (the two pawns gone from their squares, ours on ``to``).
     """
     cap_sq = to - 10 if us == 0 else to + 10
-    captured_bit = np.uint64(1) << np.uint64(SQ120_TO_64[cap_sq])
-    moved = np.uint64(1) << np.uint64(SQ120_TO_64[frm]) | captured_bit
-    after = (occupied & ~moved) | np.uint64(1) << np.uint64(SQ120_TO_64[to])
+    captured_bit = np.uint64(SQUARE_BB[cap_sq])
+    after = (occupied & ~(np.uint64(SQUARE_BB[frm]) | captured_bit)) | np.uint64(SQUARE_BB[to])
     moving = board[frm]
     captured = board[cap_sq]
     board[cap_sq] = EMPTY
@@ -265,7 +265,7 @@ def generate_moves(board, state, out, start, noisy_only):
             # Lift the king so that a slider checking along a line also covers
             # the square behind the king.
             board[sq] = EMPTY
-            lifted = occupied & ~(np.uint64(1) << np.uint64(SQ120_TO_64[sq]))
+            lifted = occupied & ~np.uint64(SQUARE_BB[sq])
             targets = np.uint64(KING_BB[sq]) & (enemies if noisy_only else ~friends)
             while targets != 0:  # ascending squares: the order of KING_STEPS
                 b = np.int64(trailing_zeros(targets))

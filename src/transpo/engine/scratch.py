@@ -69,14 +69,17 @@ class ScratchArena(NamedTuple):
     u64: np.ndarray
 
 
+ARENA_TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u64": np.uint64}
+
+
 class _Layout:
     """Hands out consecutive, cache-line aligned (start, end) element ranges of the five arenas."""
 
     def __init__(self) -> None:
-        self.used = {"i8": 0, "i16": 0, "i32": 0, "i64": 0, "u64": 0}
+        self.used = dict.fromkeys(ARENA_TYPES, 0)
 
     def take(self, arena: str, count: int) -> tuple[int, int]:
-        per_line = 64 // {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "u64": 8}[arena]
+        per_line = 64 // np.dtype(ARENA_TYPES[arena]).itemsize
         start = -(-self.used[arena] // per_line) * per_line
         self.used[arena] = start + count
         return start, start + count
@@ -106,7 +109,6 @@ PAWN_BITS = _layout.take("u64", PAWN_ENTRIES * 3)
 PAWN_SCORES = _layout.take("i32", PAWN_ENTRIES * 2)
 EVAL_CACHE = _layout.take("u64", EVAL_ENTRIES)
 ARENA_SIZES = dict(_layout.used)
-ARENA_TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u64": np.uint64}
 
 
 class Scratch(NamedTuple):
