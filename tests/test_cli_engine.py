@@ -19,7 +19,7 @@ from transpo.cli import main
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
-ITERATION = re.compile(r"^depth +(\d+)/(\d+)( +\d+)? score +(\S+)( \(\w+ bound\))?  nodes +([\d,]+)  nps +([\d,]+)  time +\d+ ms  pv (.*)$")
+ITERATION = re.compile(r"^depth +(\d+)/(\d+)( +\d+)? +score +(\S+)( \(\w+ bound\))?  nodes +([\d,]+)  nps +([\d,]+)  time +\d+ ms  pv (.*)$")
 BENCH_DEPTH = 4
 
 
