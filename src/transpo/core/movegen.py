@@ -52,7 +52,7 @@ from transpo.core.board import (
     ST_OCCUPIED,
     ST_SIDE,
 )
-from transpo.core.moves import FLAG_CAPTURE, FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, encode
+from transpo.core.moves import FLAG_CAPTURE, FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, encode, move_flags, move_from, move_promo, move_to
 
 # Why `_nrt=False` on the compiled functions of the core: numba's reference
 # counting (NRT) makes every call of a compiled function with array arguments
@@ -135,6 +135,59 @@ def in_check(board, state):
     enemies = state[ST_OCCUPIED + 1 - us]
     occupied = np.uint64(enemies) | np.uint64(state[ST_OCCUPIED + us])
     return attacked(board, state[ST_KING + us], 1 - us, enemies, occupied)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_beyond(board, sq, step):
+    """The first square after ``sq`` along ``step`` that is not empty (a piece, or the border)."""
+    sq += step
+    while board[sq] == EMPTY:
+        sq += step
+    return sq
+
+
+@njit(cache=True, nogil=True, inline="always")
+def may_give_check(board, state, move):
+    """False when the legal ``move`` of the side to move surely gives no check, True when it may.
+
+    A filter that saves making a move only to learn that it gives no check (the
+    search prunes such moves near the leaves).  A "may" is a check but for two
+    cases, which the filter leaves to the caller's test: castling, en passant and
+    promotions always may; a piece leaving a line between the enemy king and its
+    own slider may even when it moves along that line.  RAY_STEP also lines up
+    squares through the border; the walks from the king stop at the border, so a
+    "no" is always right.
+    """
+    if move_flags(move) & (FLAG_CASTLE | FLAG_EP) or move_promo(move):
+        return True
+    frm = move_from(move)
+    to = move_to(move)
+    us = state[ST_SIDE]
+    king = state[ST_KING + 1 - us]
+    line = RAY_STEP[frm - king + 119]  # the step from the king towards the square the piece leaves
+    if line != 0 and _first_beyond(board, king, line) == frm:
+        behind = board[_first_beyond(board, frm, line)]  # what the king sees once the piece is gone
+        diagonal_line = line == 9 or line == -9 or line == 11 or line == -11
+        if behind == (us << 3) | QUEEN or behind == (us << 3) | (BISHOP if diagonal_line else ROOK):
+            return True  # a discovered check
+    kind = board[frm] & 7
+    if kind == PAWN:
+        ahead = to + (10 if us == 0 else -10)
+        return king == ahead - 1 or king == ahead + 1
+    if kind == KNIGHT:
+        return (KNIGHT_BB[to] & SQUARE_BB[king]) != 0
+    if kind == KING:
+        return False
+    step = RAY_STEP[to - king + 119]
+    if step == 0:
+        return False
+    diagonal = step == 9 or step == -9 or step == 11 or step == -11
+    if (kind == BISHOP and not diagonal) or (kind == ROOK and diagonal):
+        return False
+    sq = king + step  # the squares between the king and the target must be empty once the piece has left
+    while sq != to and (board[sq] == EMPTY or sq == frm):
+        sq += step
+    return sq == to
 
 
 # A plain compiled function, not inline="always": numba's own inlining of a

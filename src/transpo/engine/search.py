@@ -47,7 +47,7 @@ from transpo.core.board import (
 )
 from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
-from transpo.core.movegen import generate_moves, in_check
+from transpo.core.movegen import generate_moves, in_check, may_give_check
 from transpo.core.moves import FLAG_EP, MOVE_ID_MASK, NO_MOVE, is_quiet, move_flags, move_promo, move_to
 from transpo.engine.evaluate import LAZY_OFF, PSQ, evaluate, evaluate_inline, has_pieces, prefetch_eval
 from transpo.engine.ordering import (
@@ -417,9 +417,17 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
             and not see_ge(board, state, move, -(SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth))
         )  # fmt: skip
         sc.played[ply] = played
+        # Most moves surely give no check (may_give_check): those are pruned without being made,
+        # and only the others are made and then tested.
+        may_check = may_give_check(board, state, move)
+        if not may_check and (bad_exchange or (futile and quiet and searched > 0)):
+            if quiet:
+                sc.quiets[start + quiet_count] = move
+                quiet_count += 1
+            continue
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
         _prefetch_child(pos, tt, sc)
-        gives_check = in_check(board, state)
+        gives_check = may_check and in_check(board, state)
         if bad_exchange and not gives_check:
             unmake_move(board, state, pos.undo, move)
             if quiet:
