@@ -410,17 +410,18 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
             continue
         refutation = sc.scores[i] >= COUNTER_SCORE and sc.scores[i] < COUNTER_SCORE + 3
         played = history_index(board, move)
-        # SEE pruning near the leaves: a move that loses too much material on its square is skipped
-        # (unless it gives check), more of it the shallower the search.
+        sc.played[ply] = played
+        # Near the leaves a move is skipped, unless it gives check, when futility prunes it (a quiet move
+        # at a node far below alpha) or when it loses too much material on its square (SEE; more of it
+        # the shallower the search).  A move that surely gives no check (may_give_check) is skipped
+        # before it is made, and before its exchange is computed when futility already prunes it.
+        futile_move = futile and quiet and searched > 0
         bad_exchange = (
-            not pv_node and not checked and searched > 0 and depth <= SEE_PRUNE_DEPTH
+            not futile_move and not pv_node and not checked and searched > 0 and depth <= SEE_PRUNE_DEPTH
             and not see_ge(board, state, move, -(SEE_QUIET_MARGIN * depth * depth if quiet else SEE_CAPTURE_MARGIN * depth))
         )  # fmt: skip
-        sc.played[ply] = played
-        # Most moves surely give no check (may_give_check): those are pruned without being made,
-        # and only the others are made and then tested.
         may_check = may_give_check(board, state, move)
-        if not may_check and (bad_exchange or (futile and quiet and searched > 0)):
+        if not may_check and (futile_move or bad_exchange):
             if quiet:
                 sc.quiets[start + quiet_count] = move
                 quiet_count += 1
@@ -428,16 +429,11 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
         make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
         _prefetch_child(pos, tt, sc)
         gives_check = may_check and in_check(board, state)
-        if bad_exchange and not gives_check:
+        if (futile_move or bad_exchange) and not gives_check:
             unmake_move(board, state, pos.undo, move)
             if quiet:
                 sc.quiets[start + quiet_count] = move
                 quiet_count += 1
-            continue
-        if futile and quiet and searched > 0 and not gives_check:
-            unmake_move(board, state, pos.undo, move)
-            sc.quiets[start + quiet_count] = move
-            quiet_count += 1
             continue
         new_depth = depth - 1
         if singular and (move & MOVE_ID_MASK) == hash_move:
