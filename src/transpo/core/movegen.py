@@ -52,7 +52,17 @@ from transpo.core.board import (
     ST_OCCUPIED,
     ST_SIDE,
 )
-from transpo.core.moves import FLAG_CAPTURE, FLAG_CASTLE, FLAG_DOUBLE, FLAG_EP, encode, move_flags, move_from, move_promo, move_to
+from transpo.core.moves import (
+    FLAG_CAPTURE,
+    FLAG_CASTLE,
+    FLAG_DOUBLE,
+    FLAG_EP,
+    encode,
+    move_flags,
+    move_from,
+    move_promo,
+    move_to,
+)
 
 # Why `_nrt=False` on the compiled functions of the core: numba's reference
 # counting (NRT) makes every call of a compiled function with array arguments
