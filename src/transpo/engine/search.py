@@ -14,7 +14,7 @@ At each node, in order:
    bound allows it (exact; lower >= beta; upper <= alpha) - the pseudocode of
    Eppstein's 1997 lecture (docs/REFERENCES.md) - at non-PV nodes; its move is ordered first in any case, but only
    if it is among the generated legal moves, so a crash cannot play an illegal move;
-3. check extension, reverse futility and null-move pruning; singular extension of the hash move
+3. check extension, reverse futility, null-move pruning and ProbCut; singular extension of the hash move
    (the other moves, searched at half depth against a bar below its score, all fail: one ply more for it);
 4. the moves, best-first by :mod:`transpo.engine.ordering`, searched with a null
    window after the first (PVS) and reduced when late and quiet (LMR);
@@ -116,6 +116,9 @@ RFP_DEPTH = 6
 NULL_MIN_DEPTH = 3
 DELTA_MARGIN = 200
 SEE_PRUNE_DEPTH = 4
+PROBCUT_DEPTH = 5  # ProbCut: from this depth, a capture that beats beta by PROBCUT_MARGIN at depth - 4 cuts
+PROBCUT_MARGIN = 200
+PROBCUT_REDUCTION = 4
 SEE_CAPTURE_MARGIN = 100  # per ply of depth: how much a capture may lose by the exchange and still be searched
 SEE_QUIET_MARGIN = 25  # per ply squared, for a quiet move that puts a piece en prise
 
@@ -221,6 +224,40 @@ def _update_pv(sc, ply, move):
     sc.pv_len[ply] = child + 1
 
 
+@njit(cache=True, inline="always")
+def _probcut(pos, tt, arena, sc, depth, raised, static_eval, ply, hash_move, allow_null, forbid_null):
+    """Try the captures whose exchange alone wins ``raised - static_eval``: the score of the first that
+    fails high against ``raised`` in a quiescence search and then at depth - PROBCUT_REDUCTION (stored
+    as a lower bound), else -INF.  Inlined into negamax, so this is the recursion, not a second function."""
+    board = pos.board
+    state = pos.state
+    start = ply * MAX_MOVES
+    end = generate_moves(board, state, sc.moves, start, True)
+    score_moves(board, sc, start, end, hash_move, ply, NO_MOVE)
+    quiescence = depth - depth
+    for i in range(start, end):
+        move = pick_next(board, state, sc.moves, sc.scores, i, end)
+        if sc.scores[i] < 0:
+            break  # the losing captures come last
+        if not see_ge(board, state, move, raised - static_eval):
+            continue
+        sc.played[ply] = history_index(board, move)
+        make_move(board, state, pos.keys, pos.undo, move, pos.zobrist, pos.psq)
+        _prefetch_child(pos, tt, sc)
+        score = -negamax(pos, tt, arena, quiescence, -raised, -raised + 1, ply + 1, forbid_null)
+        if score >= raised:
+            score = -negamax(pos, tt, arena, depth - PROBCUT_REDUCTION, -raised, -raised + 1, ply + 1, allow_null)
+        unmake_move(board, state, pos.undo, move)
+        if sc.ctl[CTL_ABORTED] != 0:
+            return -INF
+        if score >= raised:
+            if is_enabled(tt):
+                key = pos.keys[state[ST_PLY]]
+                store(tt, key, audit_key(tt, board, state), move, score, static_eval, depth - 3, BOUND_LOWER, ply)
+            return score
+    return -INF
+
+
 @njit(
     types.int64(POSITION_TYPE, TABLE_TYPE, ARENA_TYPE, types.int64, types.int64, types.int64, types.int64,
                 types.boolean),
@@ -319,11 +356,15 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
     excluded = sc.excluded[ply]  # inside a singular-extension search: this move is left out, nothing is stored
     singular_candidate = False
     singular_score = 0
+    tt_depth = -1  # the entry's draft and score (-1: no entry)
+    tt_score = 0
     if is_enabled(tt):
         entry = probe(tt, key, check_key, ply)
         if entry.bound != BOUND_NONE:
             hash_move = entry.move
             stored_eval = entry.static_eval
+            tt_depth = entry.depth
+            tt_score = entry.score
             if not pv_node and not root and excluded == 0 and _decides(entry, depth, alpha, beta):
                 record_cutoff(tt, key, check_key)
                 return entry.score
@@ -361,6 +402,15 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
                 return 0
             if score >= beta:
                 return beta if score >= MATE_BOUND else score
+        # ProbCut: a good capture that beats beta by a margin in a much shallower search would almost
+        # surely fail high in the full one; the table may already say a search this deep stayed below.
+        raised = beta + PROBCUT_MARGIN
+        if depth >= PROBCUT_DEPTH and abs(beta) < MATE_BOUND and not (tt_depth >= depth - 3 and tt_score < raised):
+            score = _probcut(pos, tt, arena, sc, depth, raised, static_eval, ply, hash_move, allow_null, forbid_null)
+            if ctl[CTL_ABORTED] != 0:
+                return 0
+            if score >= raised:
+                return score
 
     end = generate_moves(board, state, sc.moves, start, False)
     if end == start:
