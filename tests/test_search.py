@@ -428,3 +428,27 @@ def test_deepest_search_stores_a_valid_depth():
     stored = tt.probe(position.key)
     assert stored.bound != T.BOUND_NONE
     assert stored.depth >= 127
+
+
+def test_probcut_cuts_a_non_pv_node_by_a_capture_that_wins_far_above_beta():
+    """A hanging queen at a null-window node below beta: the pawn takes it in a shallow search and the
+    node returns that lower bound at once, stored with ProbCut's draft (depth - 3), not the node's."""
+    from transpo.core.moves import move_to_uci
+    from transpo.engine import search as S
+    from transpo.engine import table as T
+    from transpo.engine.evaluate import PSQ
+    from transpo.engine.scratch import CTL_NODE_LIMIT
+
+    position = Position.from_fen("4k3/pp4pp/8/3q4/4P3/8/PP4PP/3QK3 w - - 0 1")  # exd5 wins the queen
+    engine = Engine(hash_mb=1)
+    arrays = position.snapshot(PSQ)
+    sc = engine.scratch
+    sc.ctl[CTL_NODE_LIMIT] = 10**7
+    static = S.evaluate(arrays.board, arrays.state, sc, np.uint64(position.key))
+    depth, beta = S.PROBCUT_DEPTH + 1, static + 30  # above the evaluation: no reverse futility, no null move
+    score = S.negamax(arrays, engine.table.arrays, sc.arena, depth, beta - 1, beta, 1, True)
+    assert score >= beta + S.PROBCUT_MARGIN
+    stored = engine.table.probe(position.key, ply=1)
+    assert stored.bound == T.BOUND_LOWER
+    assert stored.depth == depth - 3
+    assert move_to_uci(stored.move) == "e4d5"
