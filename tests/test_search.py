@@ -166,7 +166,15 @@ def test_perpetual_check_draws_by_repetition():
     result, _ = search(fen, engine, depth=10)
     assert result.score == 0
     assert chess.Board(fen).gives_check(chess.Move.from_uci(result.best_move))
-    assert result.lines[1].score < -200  # without the checks White is lost
+    second = result.lines[1]  # another move, scored no better (Qd8+ too checks, and loses in the end)
+    assert second.pv[0] != result.best_move and second.score <= result.score
+    # Without a check White is lost: after each of the other moves Black wins.
+    quiet = [move for move in board.root().legal_moves if not board.root().gives_check(move)]
+    assert len(quiet) > 20
+    for move in quiet:
+        position = Position.from_fen(fen)
+        position.push(move.uci())
+        assert Engine(hash_mb=4).search(position, Limits(depth=6)).score > 200, move.uci()
 
 
 def test_repetition_in_the_game_history_counts():
