@@ -76,6 +76,24 @@ def counts(fen: str) -> dict[str, int]:
         ("7k/P7/8/8/8/8/8/K7 b - - 0 1", {"passed_unstoppable": 1}),
         # The black king stands in front of the pawn: stoppable.
         ("k7/8/P7/8/8/8/8/K7 w - - 0 1", {"passed_unstoppable": 0}),
+        # White's queen could check from a4, h5 and e2 unchallenged; d7, d8 and f7 are the black king's.
+        ("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", {"queen_safe_check": 3}),
+        # A pawn on d7 closes the a4 diagonal (it would be taken on d7, next to the king): two are left.
+        ("4k3/3p4/8/8/8/8/8/3QK3 w - - 0 1", {"queen_safe_check": 2}),
+        # The knight on c3 reaches none of d6, f6, c7, g7: no knight check.
+        ("4k3/8/8/8/8/2N5/8/4K3 w - - 0 1", {"knight_safe_check": 0}),
+        # From b5 it reaches d6: a check the e8 king cannot meet; Black's e7 pawn guards neither d6 nor f6.
+        ("4k3/4p3/8/1N6/8/8/8/4K3 w - - 0 1", {"knight_safe_check": 1}),
+        # Black's rook checks from e5 (e-file) unchallenged; d1 is next to the white king.  It stands on d5
+        # unguarded, where the c3 knight hits it: hanging and threatened by a minor piece.
+        ("4k3/8/8/3r4/8/2N5/8/4K3 w - - 0 1", {"rook_safe_check": -1, "hanging_piece": 1, "minor_threat": 1}),
+        # Guarded by the e6 pawn it no longer hangs; the knight still threatens it.
+        ("4k3/8/4p3/3r4/8/2N5/8/4K3 w - - 0 1", {"hanging_piece": 0, "minor_threat": 1}),
+        # A black queen on d5 hit by the d1 rook and the c3 knight; it checks from e5, e6 and h1.
+        ("4k3/8/8/3q4/8/2N5/8/3RK3 w - - 0 1",
+         {"rook_threat": 1, "minor_threat": 1, "hanging_piece": 1, "queen_safe_check": -3}),
+        # Bishop checks on the e8 king's diagonals: b5 and g6 from d3, c6 and h5 from f3.
+        ("4k3/8/8/8/8/3B1B2/8/4K3 w - - 0 1", {"bishop_safe_check": 4}),
     ],
 )
 def test_known_terms(fen, expected):

@@ -91,8 +91,10 @@ def test_fit_moves_the_weights_towards_the_ones_that_made_the_labels(with_psq):
     used = np.abs(DATA.features).sum(0) > 0  # a term no position has cannot be learnt
     before = np.abs(start.weights - target.weights)[used].sum()
     assert np.abs(fitted.weights - target.weights)[used].sum() < 0.8 * before
-    if with_psq:
-        assert np.abs(fitted.psq - target.psq).sum() < np.abs(start.psq - target.psq).sum()
+    if with_psq:  # likewise a square few positions hold a piece on: the data says little about it
+        held = np.bincount(DATA.pieces[DATA.signs != 0], minlength=START.psq[0].size).reshape(START.psq[0].shape)
+        seen = held >= 20
+        assert np.abs(fitted.psq - target.psq)[:, seen].sum() < 0.9 * np.abs(start.psq - target.psq)[:, seen].sum()
 
 
 def test_l2_holds_the_weights_near_their_start():

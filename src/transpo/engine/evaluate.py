@@ -10,7 +10,10 @@ and pawns) like PeSTO's tables, and returned from the side to move's view:
    the pawn key (:mod:`transpo.engine.pawns`);
 3. the piece terms (:mod:`transpo.engine.terms` lists them all): one pass over
    the board walks each knight, bishop, rook and queen's moves once, counting
-   its mobility and its attacks on the enemy king's zone together.
+   its mobility and its attacks on the enemy king's zone together and adding
+   its squares to its side's attack maps; from both sides' maps come the safe
+   checks (a check square the defender does not attack) and the threats
+   (undefended pieces attacked, rooks and queens hit by lesser pieces).
 
 Every term is a White-minus-Black count written into ``sc.features`` and
 priced by ``sc.weights``; ``evaluate_features`` computes all of them without
@@ -67,12 +70,16 @@ from transpo.engine.terms import (
     BISHOP_KING_ATTACK,
     BISHOP_MOBILITY,
     BISHOP_PAIR,
+    BISHOP_SAFE_CHECK,
+    HANGING_PIECE,
     KING_DANGER,
     KING_OPEN_FILE,
     KING_SHIELD_FAR,
     KING_SHIELD_NEAR,
     KNIGHT_KING_ATTACK,
     KNIGHT_MOBILITY,
+    KNIGHT_SAFE_CHECK,
+    MINOR_THREAT,
     N_PAWN_TERMS,
     N_TERMS,
     PASSED_ENEMY_KING,
@@ -82,10 +89,13 @@ from transpo.engine.terms import (
     PAWN_THREAT,
     QUEEN_KING_ATTACK,
     QUEEN_MOBILITY,
+    QUEEN_SAFE_CHECK,
     ROOK_KING_ATTACK,
     ROOK_MOBILITY,
     ROOK_OPEN_FILE,
+    ROOK_SAFE_CHECK,
     ROOK_SEMI_OPEN_FILE,
+    ROOK_THREAT,
     TEMPO,
     TERM_NAMES,
     load_psq,
@@ -257,19 +267,27 @@ def _piece_reach(sq, kind, own, occupied):
 
 @njit(cache=True, inline="always")
 def _pieces(board, state, white, black, features):
-    """Mobility, king attacks, rooks on files and pawn threats of every piece (White minus Black).
+    """Mobility, king attacks, rooks on files, pawn threats and safe checks of every piece (White minus Black).
 
     Each side's pieces are visited once, their counts summed in local variables
-    (a register each) and written into ``features`` at the end.
+    (a register each) and written into ``features`` at the end.  The visit also
+    gathers what each side attacks (every piece, pawns and king included) and
+    where its knights, bishops, rooks and queens reach: the safe checks need
+    both sides' maps, so they are counted after both visits (:func:`_safe_checks`).
     """
     occupied = np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])
     pawns = white | black
+    white_attacks = black_attacks = np.uint64(0)
+    white_n = white_b = white_r = white_q = white_majors = white_queens = np.uint64(0)
+    black_n = black_b = black_r = black_q = black_majors = black_queens = np.uint64(0)
     for colour in range(2):
         sign = 1 - 2 * colour
         own = np.uint64(state[ST_OCCUPIED + colour])
         enemy_attacks = pawn_attacks(black, 1) if colour == 0 else pawn_attacks(white, 0)
         zone_of_enemy_king = KING_ZONE[state[ST_KING + 1 - colour]]
         own_pawns = white if colour == 0 else black
+        attacks = KING_ZONE[state[ST_KING + colour]] | (pawn_attacks(white, 0) if colour == 0 else pawn_attacks(black, 1))
+        n_reach = b_reach = r_reach = q_reach = majors = queens = np.uint64(0)
         threatened = 0
         n_mob = b_mob = r_mob = q_mob = 0
         n_att = b_att = r_att = q_att = 0
@@ -284,6 +302,7 @@ def _pieces(board, state, white, black, features):
             if enemy_attacks & SQUARE_BIT[sq]:
                 threatened += 1  # the other side's pawn hits this piece
             reach, targets = _piece_reach(sq, kind, own, occupied)
+            attacks |= reach
             # Mobility: squares an enemy pawn guards do not count.
             moves = popcount(targets & ~enemy_attacks) - MOBILITY_CENTRE[kind]
             zone = popcount(reach & zone_of_enemy_king)  # own pieces it guards there count too
@@ -293,12 +312,16 @@ def _pieces(board, state, white, black, features):
             if kind == KNIGHT:
                 n_mob += moves
                 n_att += zone
+                n_reach |= targets
             elif kind == BISHOP:
                 b_mob += moves
                 b_att += zone
+                b_reach |= targets
             elif kind == ROOK:
                 r_mob += moves
                 r_att += zone
+                r_reach |= targets
+                majors |= SQUARE_BIT[sq]
                 file_pawns = FILE_BB[sq % 10 - 1] & pawns
                 if file_pawns == 0:
                     open_files += 1
@@ -307,6 +330,17 @@ def _pieces(board, state, white, black, features):
             else:
                 q_mob += moves
                 q_att += zone
+                q_reach |= targets
+                majors |= SQUARE_BIT[sq]
+                queens |= SQUARE_BIT[sq]
+        if colour == 0:
+            white_attacks = attacks
+            white_n, white_b, white_r, white_q = n_reach, b_reach, r_reach, q_reach
+            white_majors, white_queens = majors, queens
+        else:
+            black_attacks = attacks
+            black_n, black_b, black_r, black_q = n_reach, b_reach, r_reach, q_reach
+            black_majors, black_queens = majors, queens
         features[PAWN_THREAT] -= sign * threatened
         features[KNIGHT_MOBILITY] += sign * n_mob
         features[BISHOP_MOBILITY] += sign * b_mob
@@ -319,6 +353,43 @@ def _pieces(board, state, white, black, features):
         features[ROOK_OPEN_FILE] += sign * open_files
         features[ROOK_SEMI_OPEN_FILE] += sign * semi_open
         features[KING_DANGER] += sign * ((units * units if attackers >= 2 else 0) // 16)
+    white_pieces = np.uint64(state[ST_OCCUPIED]) & ~white & ~SQUARE_BIT[state[ST_KING]]
+    black_pieces = np.uint64(state[ST_OCCUPIED + 1]) & ~black & ~SQUARE_BIT[state[ST_KING + 1]]
+    _safe_checks(state[ST_KING + 1], occupied, black_attacks, white_n, white_b, white_r, white_q, 1, features)
+    _safe_checks(state[ST_KING], occupied, white_attacks, black_n, black_b, black_r, black_q, -1, features)
+    _threats(white_attacks, white_n | white_b, white_r, black_attacks, black_pieces, black_majors, black_queens,
+             1, features)
+    _threats(black_attacks, black_n | black_b, black_r, white_attacks, white_pieces, white_majors, white_queens,
+             -1, features)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _threats(attacks, minor_reach, rook_reach, defended, pieces, majors, queens, sign, features):
+    """Threats on the defender's pieces (not pawns, not the king): undefended ones attacked by anything,
+    rooks and queens attacked by a knight or bishop, queens attacked by a rook."""
+    features[HANGING_PIECE] += sign * popcount(pieces & attacks & ~defended)
+    features[MINOR_THREAT] += sign * popcount(majors & minor_reach)
+    features[ROOK_THREAT] += sign * popcount(queens & rook_reach)
+
+
+@njit(cache=True, inline="always")
+def _safe_checks(king, occupied, defended, n_reach, b_reach, r_reach, q_reach, sign, features):
+    """Count, per piece kind, the squares from which one of the attacker's pieces could check ``king``.
+
+    ``*_reach`` are the squares the attacker's knights, bishops, rooks and
+    queens could move to (own pieces excluded); ``defended`` is everything the
+    defender attacks, its king's neighbours included.  A check square counts
+    when the defender does not attack it: the checking piece would stand there
+    unchallenged (a piece that is itself pinned or overloaded is not looked at).
+    """
+    safe = ~defended
+    s = SQ120_TO_64[king]
+    diagonal = _slider_reach(s, occupied, 0)  # where a bishop checks from: the king's diagonals
+    straight = _slider_reach(s, occupied, 4)
+    features[KNIGHT_SAFE_CHECK] += sign * popcount(KNIGHT_REACH[king] & n_reach & safe)
+    features[BISHOP_SAFE_CHECK] += sign * popcount(diagonal & b_reach & safe)
+    features[ROOK_SAFE_CHECK] += sign * popcount(straight & r_reach & safe)
+    features[QUEEN_SAFE_CHECK] += sign * popcount((diagonal | straight) & q_reach & safe)
 
 
 @njit(cache=True, inline="always")

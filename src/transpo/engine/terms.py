@@ -16,8 +16,8 @@ Two blocks, in this order:
 
 * the pawn-structure terms, which depend on the pawns alone and are cached in
   the pawn hash table under the pawn key (:mod:`transpo.engine.pawns`);
-* the piece terms, computed at every evaluation (mobility, king safety, rooks
-  on files, threats, passed pawns against pieces and kings, tempo).
+* the piece terms, computed at every evaluation (mobility, king safety (safe checks
+  included), rooks on files, threats, passed pawns against pieces and kings, tempo).
 
 The weights are data: ``engine/data/eval_weights.json`` maps each term name to
 ``[mg, eg]`` and says how they were made.  They reach compiled code as an
@@ -71,6 +71,13 @@ PIECE_TERMS = (
     "king_shield_far",  # own pawns two ranks in front of the king
     "king_open_file",  # files at or beside the king with no pawn of its own
     "pawn_threat",  # enemy pieces (not pawns) attacked by a pawn
+    "knight_safe_check",  # squares from which a knight could check the enemy king, not attacked by the enemy
+    "bishop_safe_check",  # the same for a bishop (the diagonals from the king, up to the first piece)
+    "rook_safe_check",  # the same for a rook (the files and ranks from the king)
+    "queen_safe_check",  # the same for a queen (both)
+    "hanging_piece",  # enemy knights, bishops, rooks and queens attacked and not defended
+    "minor_threat",  # enemy rooks and queens attacked by a knight or bishop
+    "rook_threat",  # enemy queens attacked by a rook
     "passed_free",  # passed pawn whose stop square is empty, times its rank scale
     "passed_own_king",  # distance of the own king to the stop square, times the rank scale
     "passed_enemy_king",  # distance of the enemy king to the stop square, times the rank scale
@@ -90,6 +97,8 @@ N_TERMS = len(TERM_NAMES)
     KNIGHT_MOBILITY, BISHOP_MOBILITY, ROOK_MOBILITY, QUEEN_MOBILITY,
     KNIGHT_KING_ATTACK, BISHOP_KING_ATTACK, ROOK_KING_ATTACK, QUEEN_KING_ATTACK, KING_DANGER,
     KING_SHIELD_NEAR, KING_SHIELD_FAR, KING_OPEN_FILE, PAWN_THREAT,
+    KNIGHT_SAFE_CHECK, BISHOP_SAFE_CHECK, ROOK_SAFE_CHECK, QUEEN_SAFE_CHECK,
+    HANGING_PIECE, MINOR_THREAT, ROOK_THREAT,
     PASSED_FREE, PASSED_OWN_KING, PASSED_ENEMY_KING, PASSED_UNSTOPPABLE, TEMPO,
 ) = range(N_PAWN_TERMS, N_TERMS)  # fmt: skip
 
