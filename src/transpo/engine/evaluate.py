@@ -267,13 +267,13 @@ def _piece_reach(sq, kind, own, occupied):
 
 @njit(cache=True, inline="always")
 def _pieces(board, state, white, black, features):
-    """Mobility, king attacks, rooks on files, pawn threats and safe checks of every piece (White minus Black).
+    """Mobility, king attacks, rooks on files, pawn threats, safe checks and threats of every piece (White minus Black).
 
     Each side's pieces are visited once, their counts summed in local variables
     (a register each) and written into ``features`` at the end.  The visit also
     gathers what each side attacks (every piece, pawns and king included) and
     where its knights, bishops, rooks and queens reach: the safe checks need
-    both sides' maps, so they are counted after both visits (:func:`_safe_checks`).
+    both sides' maps, so they are counted after both visits (:func:`_safe_checks`, :func:`_threats`).
     """
     occupied = np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])
     pawns = white | black
