@@ -14,7 +14,7 @@ A function LLVM inlined into its caller counts in the caller: ``negamax``
 holds the evaluation, move ordering, the table's store and everything else
 marked ``inline="always"``; the functions that stay apart are those with their
 own symbol (move generation, the attack test, make/unmake, the exchange test,
-the table's probe).
+the table's probe, the evaluation's piece pass ``_pieces``).
 
     python benchmarks/profile_search.py                  # bench depth 11
     python benchmarks/profile_search.py --depth 12 --top 12

@@ -265,7 +265,7 @@ def _piece_reach(sq, kind, own, occupied):
     return reach, reach & ~own
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False)
 def _pieces(board, state, white, black, features):
     """Mobility, king attacks, rooks on files, pawn threats, safe checks and threats of every piece (White minus Black).
 
@@ -274,19 +274,24 @@ def _pieces(board, state, white, black, features):
     gathers what each side attacks (every piece, pawns and king included) and
     where its knights, bishops, rooks and queens reach: the safe checks need
     both sides' maps, so they are counted after both visits (:func:`_safe_checks`, :func:`_threats`).
+
+    Compiled as a function of its own, not inlined: inlined into each of the
+    evaluation's sites in the search it made the search's cold compile take
+    twice as long (275 s against 142 s), and the call costs no measurable speed.
     """
     occupied = np.uint64(state[ST_OCCUPIED]) | np.uint64(state[ST_OCCUPIED + 1])
     pawns = white | black
+    pawn_attack_maps = (pawn_attacks(white, 0), pawn_attacks(black, 1))
     white_attacks = black_attacks = np.uint64(0)
     white_n = white_b = white_r = white_q = white_majors = white_queens = np.uint64(0)
     black_n = black_b = black_r = black_q = black_majors = black_queens = np.uint64(0)
     for colour in range(2):
         sign = 1 - 2 * colour
         own = np.uint64(state[ST_OCCUPIED + colour])
-        enemy_attacks = pawn_attacks(black, 1) if colour == 0 else pawn_attacks(white, 0)
+        enemy_attacks = pawn_attack_maps[1 - colour]
         zone_of_enemy_king = KING_ZONE[state[ST_KING + 1 - colour]]
         own_pawns = white if colour == 0 else black
-        attacks = KING_ZONE[state[ST_KING + colour]] | (pawn_attacks(white, 0) if colour == 0 else pawn_attacks(black, 1))
+        attacks = KING_ZONE[state[ST_KING + colour]] | pawn_attack_maps[colour]
         n_reach = b_reach = r_reach = q_reach = majors = queens = np.uint64(0)
         threatened = 0
         n_mob = b_mob = r_mob = q_mob = 0
