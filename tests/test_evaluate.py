@@ -94,6 +94,16 @@ def counts(fen: str) -> dict[str, int]:
          {"rook_threat": 1, "minor_threat": 1, "hanging_piece": 1, "queen_safe_check": -3}),
         # Bishop checks on the e8 king's diagonals: b5 and g6 from d3, c6 and h5 from f3.
         ("4k3/8/8/8/8/3B1B2/8/4K3 w - - 0 1", {"bishop_safe_check": 4}),
+        # The e5 knight stands on an outpost: the d4 pawn defends it and no black pawn can ever attack it ...
+        ("4k3/8/8/4N3/3P4/8/8/4K3 w - - 0 1", {"knight_outpost": 1}),
+        # ... until a black pawn on f7 could come to f6.
+        ("4k3/5p2/8/4N3/3P4/8/8/4K3 w - - 0 1", {"knight_outpost": 0}),
+        # The c1 bishop runs on dark squares: of d2 (dark) and e2 (light) one pawn hinders it.
+        ("4k3/8/8/8/8/8/3PP3/2B1K3 w - - 0 1", {"bishop_pawns": 1}),
+        # e3-e4 would attack the d5 knight, safely; the knight itself attacks the undefended e3 pawn.
+        ("4k3/8/8/3n4/8/4P3/8/4K3 w - - 0 1", {"pawn_push_threat": 1, "hanging_pawn": -1}),
+        # The c3 knight attacks the undefended d5 pawn.
+        ("4k3/8/8/3p4/8/2N5/8/4K3 w - - 0 1", {"hanging_pawn": 1}),
     ],
 )
 def test_known_terms(fen, expected):

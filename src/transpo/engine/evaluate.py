@@ -69,8 +69,11 @@ from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
     BISHOP_KING_ATTACK,
     BISHOP_MOBILITY,
+    BISHOP_OUTPOST,
     BISHOP_PAIR,
+    BISHOP_PAWNS,
     BISHOP_SAFE_CHECK,
+    HANGING_PAWN,
     HANGING_PIECE,
     KING_DANGER,
     KING_OPEN_FILE,
@@ -78,6 +81,7 @@ from transpo.engine.terms import (
     KING_SHIELD_NEAR,
     KNIGHT_KING_ATTACK,
     KNIGHT_MOBILITY,
+    KNIGHT_OUTPOST,
     KNIGHT_SAFE_CHECK,
     MINOR_THREAT,
     N_PAWN_TERMS,
@@ -86,6 +90,7 @@ from transpo.engine.terms import (
     PASSED_FREE,
     PASSED_OWN_KING,
     PASSED_UNSTOPPABLE,
+    PAWN_PUSH_THREAT,
     PAWN_THREAT,
     QUEEN_KING_ATTACK,
     QUEEN_MOBILITY,
@@ -120,6 +125,11 @@ LAZY_OFF = 1 << 40  # a window this wide turns lazy evaluation off
 MOBILITY_CENTRE = np.array([0, 0, 4, 6, 6, 12, 0], dtype=np.int64)  # by piece type
 # Weight of one attacked king-zone square in the king-danger units, by piece type.
 ATTACK_UNITS = np.array([0, 0, 2, 2, 3, 5, 0], dtype=np.int64)
+# Bitboard masks (a1 = bit 0, transpo.engine.pawns): light squares (b1, a2, ...; a1 is dark); by colour
+# (White, Black), the outpost ranks (4-6 from its own side) and the rank a single pawn push must land on for a double push to follow (3rd for White, 6th for Black).
+LIGHT_SQUARES = np.uint64(0x55AA55AA55AA55AA)
+OUTPOST_RANKS = np.array([0x0000FFFFFF000000, 0x000000FFFFFF0000], dtype=np.uint64)
+DOUBLE_PUSH_RANK = np.array([0x0000000000FF0000, 0x0000FF0000000000], dtype=np.uint64)
 # SQUARE_BIT[sq]: the bitboard bit (a1 = bit 0, transpo.engine.pawns) of a mailbox square, 0 off the board.
 SQUARE_BIT = np.zeros(120, dtype=np.uint64)
 SQUARE_BIT[SQ64_TO_120] = BIT
@@ -291,9 +301,13 @@ def _pieces(board, state, white, black, features):
         enemy_attacks = pawn_attack_maps[1 - colour]
         zone_of_enemy_king = KING_ZONE[state[ST_KING + 1 - colour]]
         own_pawns = white if colour == 0 else black
+        enemy_pawns = black if colour == 0 else white
         attacks = KING_ZONE[state[ST_KING + colour]] | pawn_attack_maps[colour]
-        n_reach = b_reach = r_reach = q_reach = majors = queens = np.uint64(0)
+        n_reach = b_reach = r_reach = q_reach = majors = queens = knights = bishops = np.uint64(0)
+        light_pawns = popcount(own_pawns & LIGHT_SQUARES)
+        dark_pawns = popcount(own_pawns) - light_pawns
         threatened = 0
+        bishop_pawns = 0
         n_mob = b_mob = r_mob = q_mob = 0
         n_att = b_att = r_att = q_att = 0
         open_files = semi_open = 0
@@ -318,10 +332,13 @@ def _pieces(board, state, white, black, features):
                 n_mob += moves
                 n_att += zone
                 n_reach |= targets
+                knights |= SQUARE_BIT[sq]
             elif kind == BISHOP:
                 b_mob += moves
                 b_att += zone
                 b_reach |= targets
+                bishops |= SQUARE_BIT[sq]
+                bishop_pawns += light_pawns if SQUARE_BIT[sq] & LIGHT_SQUARES else dark_pawns
             elif kind == ROOK:
                 r_mob += moves
                 r_att += zone
@@ -338,6 +355,10 @@ def _pieces(board, state, white, black, features):
                 q_reach |= targets
                 majors |= SQUARE_BIT[sq]
                 queens |= SQUARE_BIT[sq]
+        outposts = OUTPOST_RANKS[colour] & pawn_attack_maps[colour] & ~_pawn_attack_span(enemy_pawns, 1 - colour)
+        features[KNIGHT_OUTPOST] += sign * popcount(knights & outposts)
+        features[BISHOP_OUTPOST] += sign * popcount(bishops & outposts)
+        features[BISHOP_PAWNS] += sign * bishop_pawns
         if colour == 0:
             white_attacks = attacks
             white_n, white_b, white_r, white_q = n_reach, b_reach, r_reach, q_reach
@@ -366,6 +387,34 @@ def _pieces(board, state, white, black, features):
              1, features)
     _threats(black_attacks, black_n | black_b, black_r, white_attacks, white_pieces, white_majors, white_queens,
              -1, features)  # fmt: skip
+    _pawn_threats(white, 0, occupied, white_attacks, black_attacks, black, black_pieces, 1, features)
+    _pawn_threats(black, 1, occupied, black_attacks, white_attacks, white, white_pieces, -1, features)
+
+
+@njit(cache=True, inline="always")
+def _pawn_attack_span(pawns, colour):
+    """Every square ``colour``'s pawns attack now or could attack after advancing (their attacks filled forward)."""
+    span = pawn_attacks(pawns, colour)
+    for shift in (8, 16, 32):
+        span |= (span << np.uint64(shift)) if colour == 0 else (span >> np.uint64(shift))
+    return span
+
+
+@njit(cache=True, inline="always")
+def _pawn_threats(pawns, colour, occupied, attacks, enemy_attacks, enemy_pawns, enemy_pieces, sign, features):
+    """Threats of ``colour`` beyond those on pieces (:func:`_threats`): undefended enemy pawns it attacks,
+    and enemy pieces (not pawns, not the king) that a safe push of one of its pawns would attack.
+
+    A push (one step, or two from the pawn's first rank) is safe to a square no enemy pawn
+    attacks and that the enemy does not attack at all or ``colour`` also attacks.
+    """
+    features[HANGING_PAWN] += sign * popcount(enemy_pawns & attacks & ~enemy_attacks)
+    step = np.uint64(8)
+    pushes = ((pawns << step) if colour == 0 else (pawns >> step)) & ~occupied
+    doubles = pushes & DOUBLE_PUSH_RANK[colour]
+    pushes |= ((doubles << step) if colour == 0 else (doubles >> step)) & ~occupied
+    safe = pushes & ~pawn_attacks(enemy_pawns, 1 - colour) & (attacks | ~enemy_attacks)
+    features[PAWN_PUSH_THREAT] += sign * popcount(pawn_attacks(safe, colour) & enemy_pieces)
 
 
 @njit(cache=True, inline="always")

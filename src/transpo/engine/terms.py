@@ -78,6 +78,11 @@ PIECE_TERMS = (
     "hanging_piece",  # enemy knights, bishops, rooks and queens attacked and not defended
     "minor_threat",  # enemy rooks and queens attacked by a knight or bishop
     "rook_threat",  # enemy queens attacked by a rook
+    "hanging_pawn",  # enemy pawns attacked and not defended
+    "pawn_push_threat",  # enemy pieces (not pawns) a safe pawn push would attack
+    "knight_outpost",  # knights on ranks 4-6 defended by a pawn, where no enemy pawn can ever attack them
+    "bishop_outpost",  # the same for bishops
+    "bishop_pawns",  # per bishop, own pawns on squares of its colour
     "passed_free",  # passed pawn whose stop square is empty, times its rank scale
     "passed_own_king",  # distance of the own king to the stop square, times the rank scale
     "passed_enemy_king",  # distance of the enemy king to the stop square, times the rank scale
@@ -99,6 +104,7 @@ N_TERMS = len(TERM_NAMES)
     KING_SHIELD_NEAR, KING_SHIELD_FAR, KING_OPEN_FILE, PAWN_THREAT,
     KNIGHT_SAFE_CHECK, BISHOP_SAFE_CHECK, ROOK_SAFE_CHECK, QUEEN_SAFE_CHECK,
     HANGING_PIECE, MINOR_THREAT, ROOK_THREAT,
+    HANGING_PAWN, PAWN_PUSH_THREAT, KNIGHT_OUTPOST, BISHOP_OUTPOST, BISHOP_PAWNS,
     PASSED_FREE, PASSED_OWN_KING, PASSED_ENEMY_KING, PASSED_UNSTOPPABLE, TEMPO,
 ) = range(N_PAWN_TERMS, N_TERMS)  # fmt: skip
 
