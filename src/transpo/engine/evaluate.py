@@ -13,7 +13,9 @@ and pawns) like PeSTO's tables, and returned from the side to move's view:
    its mobility and its attacks on the enemy king's zone together and adding
    its squares to its side's attack maps; from both sides' maps come the safe
    checks (a check square the defender does not attack) and the threats
-   (undefended pieces attacked, rooks and queens hit by lesser pieces).
+   (undefended pieces and pawns attacked, rooks and queens hit by lesser
+   pieces, pieces a safe pawn push would attack); knights and bishops on
+   outposts and bishops on the colour of their own pawns are counted too.
 
 Every term is a White-minus-Black count written into ``sc.features`` and
 priced by ``sc.weights``; ``evaluate_features`` computes all of them without
@@ -277,7 +279,7 @@ def _piece_reach(sq, kind, own, occupied):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _pieces(board, state, white, black, features):
-    """Mobility, king attacks, rooks on files, pawn threats, safe checks and threats of every piece (White minus Black).
+    """Mobility, king attacks, rooks on files, outposts, bishop pawns, safe checks and threats (White minus Black).
 
     Each side's pieces are visited once, their counts summed in local variables
     (a register each) and written into ``features`` at the end.  The visit also

@@ -17,7 +17,8 @@ Two blocks, in this order:
 * the pawn-structure terms, which depend on the pawns alone and are cached in
   the pawn hash table under the pawn key (:mod:`transpo.engine.pawns`);
 * the piece terms, computed at every evaluation (mobility, king safety (safe checks
-  included), rooks on files, threats, passed pawns against pieces and kings, tempo).
+  included), rooks on files, threats (pawn pushes and hanging pawns included), outposts,
+  bishops hindered by their own pawns, passed pawns against pieces and kings, tempo).
 
 The weights are data: ``engine/data/eval_weights.json`` maps each term name to
 ``[mg, eg]`` and says how they were made.  They reach compiled code as an
