@@ -128,7 +128,8 @@ MOBILITY_CENTRE = np.array([0, 0, 4, 6, 6, 12, 0], dtype=np.int64)  # by piece t
 # Weight of one attacked king-zone square in the king-danger units, by piece type.
 ATTACK_UNITS = np.array([0, 0, 2, 2, 3, 5, 0], dtype=np.int64)
 # Bitboard masks (a1 = bit 0, transpo.engine.pawns): light squares (b1, a2, ...; a1 is dark); by colour
-# (White, Black), the outpost ranks (4-6 from its own side) and the rank a single pawn push must land on for a double push to follow (3rd for White, 6th for Black).
+# (White, Black), the outpost ranks (4-6 from its own side) and the rank a single pawn push must land on
+# for a double push to follow (3rd for White, 6th for Black).
 LIGHT_SQUARES = np.uint64(0x55AA55AA55AA55AA)
 OUTPOST_RANKS = np.array([0x0000FFFFFF000000, 0x000000FFFFFF0000], dtype=np.uint64)
 DOUBLE_PUSH_RANK = np.array([0x0000000000FF0000, 0x0000FF0000000000], dtype=np.uint64)
