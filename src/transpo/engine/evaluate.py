@@ -390,8 +390,10 @@ def _pieces(board, state, white, black, features):
              1, features)
     _threats(black_attacks, black_n | black_b, black_r, white_attacks, white_pieces, white_majors, white_queens,
              -1, features)  # fmt: skip
-    _pawn_threats(white, 0, occupied, white_attacks, black_attacks, black, black_pieces, 1, features)
-    _pawn_threats(black, 1, occupied, black_attacks, white_attacks, white, white_pieces, -1, features)
+    _pawn_threats(white, 0, occupied, white_attacks, black_attacks, black, pawn_attack_maps[1], black_pieces, 1,
+                  features)
+    _pawn_threats(black, 1, occupied, black_attacks, white_attacks, white, pawn_attack_maps[0], white_pieces, -1,
+                  features)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -404,7 +406,8 @@ def _pawn_attack_span(pawns, colour):
 
 
 @njit(cache=True, inline="always")
-def _pawn_threats(pawns, colour, occupied, attacks, enemy_attacks, enemy_pawns, enemy_pieces, sign, features):
+def _pawn_threats(pawns, colour, occupied, attacks, enemy_attacks, enemy_pawns, enemy_pawn_attacks, enemy_pieces,
+                  sign, features):  # fmt: skip
     """Threats of ``colour`` beyond those on pieces (:func:`_threats`): undefended enemy pawns it attacks,
     and enemy pieces (not pawns, not the king) that a safe push of one of its pawns would attack.
 
@@ -416,7 +419,7 @@ def _pawn_threats(pawns, colour, occupied, attacks, enemy_attacks, enemy_pawns, 
     pushes = ((pawns << step) if colour == 0 else (pawns >> step)) & ~occupied
     doubles = pushes & DOUBLE_PUSH_RANK[colour]
     pushes |= ((doubles << step) if colour == 0 else (doubles >> step)) & ~occupied
-    safe = pushes & ~pawn_attacks(enemy_pawns, 1 - colour) & (attacks | ~enemy_attacks)
+    safe = pushes & ~enemy_pawn_attacks & (attacks | ~enemy_attacks)
     features[PAWN_PUSH_THREAT] += sign * popcount(pawn_attacks(safe, colour) & enemy_pieces)
 
 
