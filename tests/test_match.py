@@ -98,6 +98,22 @@ def test_misbehaving_engine_loses_is_counted_and_restarted(tmp_path, mode, kind)
     assert all(g["forfeiter"] == "bad" for g in data["games"])
 
 
+def test_an_engine_that_died_between_games_is_started_again():
+    """Killed while it was not its turn (the game then ended another way): the next game restarts it."""
+    from transpo.tools.match import EngineConfig, Player
+
+    player = Player(EngineConfig("ok", tuple(fake("ok", 0).split())))
+    player.new_game("first")
+    os.kill(player.engine.transport.get_pid(), signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while player.engine.transport.get_returncode() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    player.new_game("second")
+    answer = player.play(chess.Board(), chess.engine.Limit(time=0.1), "second", 10.0)
+    assert answer.move in chess.Board().legal_moves and player.restarts == 1
+    player.quit()
+
+
 def test_gauntlet_of_the_first_engine(tmp_path):
     report = tmp_path / "g.json"
     assert main(["match", "--engine", f"a={fake('ok', 0)}", "--engine", f"b={fake('crash', 1)}", "--engine",

@@ -249,9 +249,12 @@ class Player:
         return future.result()
 
     def new_game(self, game_id: str) -> None:
-        """``ucinewgame`` and ``isready`` before the clock runs."""
+        """``ucinewgame`` and ``isready`` before the clock runs (an engine that died since its last game,
+        when it was not its turn, is started again first)."""
         if self.engine is None:
             self.start()
+        elif self.engine.transport.get_returncode() is not None:
+            self.restart()
         protocol = self.engine.protocol  # type: ignore[union-attr]
 
         async def announce() -> None:
@@ -341,7 +344,7 @@ def play_game(
     for player in (white, black):
         try:
             player.new_game(game_id)
-        except (chess.engine.EngineError, TimeoutError):
+        except (chess.engine.EngineError, TimeoutError, RuntimeError):  # RuntimeError: it died, its loop closed
             player.restart()
             player.new_game(game_id)
 
