@@ -8,7 +8,15 @@ import pytest
 from conftest import playout_fens
 
 from transpo import Position
-from transpo.engine.evaluate import PSQ, evaluate, evaluate_features, explain, taper
+from transpo.engine.evaluate import (
+    PSQ,
+    SCALE_FULL,
+    endgame_scale_of,
+    evaluate,
+    evaluate_features,
+    explain,
+    taper,
+)
 from transpo.engine.scratch import new_scratch
 from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS, TERM_NAMES, WeightsError, load_weights
 
@@ -45,7 +53,7 @@ def test_caches_give_the_same_scores_as_computing_afresh():
 
 
 def test_score_is_the_tapered_dot_product_of_weights_and_features():
-    """What the tuner fits: psq sums plus weights . features, blended by phase."""
+    """What the tuner fits: psq sums plus weights . features, the endgame half scaled, blended by phase."""
     scratch = new_scratch()
     for fen in FENS[:300]:
         position = Position(fen)
@@ -55,8 +63,33 @@ def test_score_is_the_tapered_dot_product_of_weights_and_features():
             continue
         mg = int(arrays.state[8]) + int(DEFAULT_WEIGHTS[:, 0].astype(np.int64) @ scratch.features)
         eg = int(arrays.state[9]) + int(DEFAULT_WEIGHTS[:, 1].astype(np.int64) @ scratch.features)
+        scale = int(endgame_scale_of(arrays.board, arrays.state))
+        eg = int(np.trunc(eg * scale / SCALE_FULL))
         white_view = int(taper(mg, eg, int(arrays.state[10])))
         assert got == (white_view if position.turn == "w" else -white_view)
+
+
+@pytest.mark.parametrize(
+    "fen, scale",
+    [
+        (chess.STARTING_FEN, 64),
+        # Bishops on opposite colours (c1 dark, f5 light) and nothing else but pawns: half.
+        ("4k3/pp6/8/5b2/8/8/PPP5/2B1K3 w - - 0 1", 32),
+        # Bishops on one colour (c1, e5): 40 + 7 for each of White's three pawns - 4 (all on files a-d).
+        ("4k3/pp6/8/4b3/8/8/PPP5/2B1K3 w - - 0 1", 57),
+        # The same with a pawn on the other flank too: 40 + 28, at most 64.
+        ("4k3/pp6/8/4b3/8/8/PPP4P/2B1K3 w - - 0 1", 64),
+        # Rook against bishop, no pawns: little; bishop against pawn: nothing.
+        ("4k3/8/8/8/8/8/8/R3K2b w - - 0 1", 6),
+        ("4k3/8/8/8/8/8/p7/2B1K3 w - - 0 1", 0),
+        # Black is the side ahead (a queen against a rook, two pawns): 40 + 14, on both flanks.
+        ("3qk3/p6p/8/8/8/8/8/3RK3 w - - 0 1", 54),
+    ],
+)
+def test_endgame_scale(fen, scale):
+    arrays = Position(fen).snapshot(PSQ)
+    assert endgame_scale_of(arrays.board, arrays.state) == scale
+    assert explain(Position(fen)).eg_scale == scale
 
 
 def counts(fen: str) -> dict[str, int]:
@@ -104,6 +137,31 @@ def counts(fen: str) -> dict[str, int]:
         ("4k3/8/8/3n4/8/4P3/8/4K3 w - - 0 1", {"pawn_push_threat": 1, "hanging_pawn": -1}),
         # The c3 knight attacks the undefended d5 pawn.
         ("4k3/8/8/3p4/8/2N5/8/4K3 w - - 0 1", {"hanging_pawn": 1}),
+        # The b7 rook on the 7th with the black king on the 8th; with the king on g6 and no pawn on the 7th, not.
+        ("6k1/1R6/8/8/8/8/8/6K1 w - - 0 1", {"rook_on_seventh": 1}),
+        ("8/1R6/6k1/8/8/8/8/6K1 w - - 0 1", {"rook_on_seventh": 0}),
+        # The e3 knight stands behind the e4 pawn, two king steps from its king on e1; the pawn's stop square
+        # e5 is one the black king does not reach.
+        ("4k3/8/8/8/4P3/4N3/8/4K3 w - - 0 1", {"minor_behind_pawn": 1, "king_protector": 2, "passed_safe_stop": 1}),
+        # The a1 bishop sees d4 and e5 along the long diagonal; a b2 pawn closes it.
+        ("4k3/p7/8/8/8/8/8/B3K3 w - - 0 1", {"long_diagonal_bishop": 1, "king_protector": 4}),
+        ("4k3/p7/8/8/8/8/1P6/B3K3 w - - 0 1", {"long_diagonal_bishop": 0}),
+        # The g1 king's flank (files e-h) holds no pawn; the c8 king's (a-d) does.
+        ("2k5/8/8/8/8/8/PPP5/6K1 w - - 0 1", {"pawnless_flank": 1}),
+        # The d1 knight can go to c3 or e3 and attack the queen from there, until a black pawn on d4 guards both.
+        ("4k3/8/8/3q4/8/8/8/3NK3 w - - 0 1", {"knight_on_queen": 2}),
+        ("4k3/8/8/3q4/3p4/8/8/3NK3 w - - 0 1", {"knight_on_queen": 0, "passed_rook_behind": -1}),
+        # The h1 rook can attack the d5 queen from d1 and h5.
+        ("4k3/8/8/3q4/8/8/8/K6R w - - 0 1", {"slider_on_queen": 2}),
+        # The d5 passer (rank scale 2) with a rook behind it: its stop square is safe, the way to d8 is not
+        # (the e8 king guards d7 and d8) ...
+        ("4k3/8/8/3P4/8/8/8/3RK3 w - - 0 1", {"passed_safe_stop": 2, "passed_safe_path": 0, "passed_rook_behind": 1}),
+        # ... it is with the king on h8; an enemy rook behind it counts apart.
+        ("7k/8/8/3P4/8/8/8/3RK3 w - - 0 1", {"passed_safe_path": 2}),
+        ("4k3/8/8/3P4/8/8/8/3rK3 w - - 0 1", {"passed_enemy_rook_behind": 1, "passed_rook_behind": 0}),
+        # King danger with the checks: the queen hits d7 and d8 of the king's zone (2 x 5 units) and has three
+        # safe checks (3 x 3): (10 + 9)^2 / 16 = 22.
+        ("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", {"king_danger_checks": 22}),
     ],
 )
 def test_known_terms(fen, expected):

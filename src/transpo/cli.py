@@ -179,7 +179,7 @@ def cmd_eval(args: argparse.Namespace) -> None:
     with compile_notice(CORE):
         position = _position(args.fen, args.moves)
     with compile_notice(EVALUATION):
-        from transpo.engine.evaluate import explain
+        from transpo.engine.evaluate import SCALE_FULL, explain
 
         explanation = explain(position, weights)
     console = Console()
@@ -193,7 +193,8 @@ def cmd_eval(args: argparse.Namespace) -> None:
             table.add_row(term.name, str(term.count), str(term.mg), str(term.eg))
     console.print(table)
     side = "White" if position.turn == "w" else "Black"
-    console.print(f"phase {explanation.phase}/24; score {explanation.score:+d} cp for {side} (the side to move)")
+    console.print(f"phase {explanation.phase}/24; endgame scale {explanation.eg_scale}/{SCALE_FULL}; "
+                  f"score {explanation.score:+d} cp for {side} (the side to move)")
 
 
 def cmd_book(args: argparse.Namespace) -> None:

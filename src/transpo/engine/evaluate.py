@@ -14,8 +14,13 @@ and pawns) like PeSTO's tables, and returned from the side to move's view:
    its squares to its side's attack maps; from both sides' maps come the safe
    checks (a check square the defender does not attack) and the threats
    (undefended pieces and pawns attacked, rooks and queens hit by lesser
-   pieces, pieces a safe pawn push would attack); knights and bishops on
-   outposts and bishops on the colour of their own pawns are counted too.
+   pieces, pieces a safe pawn push would attack, squares from which the lone
+   enemy queen could be attacked, king danger with the safe checks in it,
+   passed pawns whose way or stop square the enemy does not attack, rooks
+   behind passers); knights and bishops on outposts, bishops on the colour of
+   their own pawns or on a long diagonal, minors behind pawns and their
+   distance to their king, rooks on the 7th and kings on pawnless flanks are
+   counted too.
 
 Every term is a White-minus-Black count written into ``sc.features`` and
 priced by ``sc.weights``; ``evaluate_features`` computes all of them without
@@ -53,6 +58,7 @@ from transpo.core.board import (
     ST_MG,
     ST_OCCUPIED,
     ST_PAWN_KEY,
+    ST_PAWNS,
     ST_PHASE,
     ST_SIDE,
 )
@@ -61,6 +67,7 @@ from transpo.engine.intrinsics import popcount, prefetch
 from transpo.engine.pawns import (
     BIT,
     FILE_BB,
+    FORWARD_FILE,
     pawn_attacks,
     pawn_bitboards,
     pawn_features,
@@ -78,31 +85,43 @@ from transpo.engine.terms import (
     HANGING_PAWN,
     HANGING_PIECE,
     KING_DANGER,
+    KING_DANGER_CHECKS,
+    KING_PROTECTOR,
     KING_OPEN_FILE,
     KING_SHIELD_FAR,
     KING_SHIELD_NEAR,
     KNIGHT_KING_ATTACK,
     KNIGHT_MOBILITY,
+    KNIGHT_ON_QUEEN,
     KNIGHT_OUTPOST,
     KNIGHT_SAFE_CHECK,
+    LONG_DIAGONAL_BISHOP,
+    MINOR_BEHIND_PAWN,
     MINOR_THREAT,
     N_PAWN_TERMS,
     N_TERMS,
     PASSED_ENEMY_KING,
+    PASSED_ENEMY_ROOK_BEHIND,
     PASSED_FREE,
     PASSED_OWN_KING,
+    PASSED_ROOK_BEHIND,
+    PASSED_SAFE_PATH,
+    PASSED_SAFE_STOP,
     PASSED_UNSTOPPABLE,
     PAWN_PUSH_THREAT,
     PAWN_THREAT,
+    PAWNLESS_FLANK,
     QUEEN_KING_ATTACK,
     QUEEN_MOBILITY,
     QUEEN_SAFE_CHECK,
     ROOK_KING_ATTACK,
     ROOK_MOBILITY,
+    ROOK_ON_SEVENTH,
     ROOK_OPEN_FILE,
     ROOK_SAFE_CHECK,
     ROOK_SEMI_OPEN_FILE,
     ROOK_THREAT,
+    SLIDER_ON_QUEEN,
     TEMPO,
     TERM_NAMES,
     load_psq,
@@ -133,6 +152,25 @@ ATTACK_UNITS = np.array([0, 0, 2, 2, 3, 5, 0], dtype=np.int64)
 LIGHT_SQUARES = np.uint64(0x55AA55AA55AA55AA)
 OUTPOST_RANKS = np.array([0x0000FFFFFF000000, 0x000000FFFFFF0000], dtype=np.uint64)
 DOUBLE_PUSH_RANK = np.array([0x0000000000FF0000, 0x0000FF0000000000], dtype=np.uint64)
+# By colour: the 7th and 8th ranks from its own side; the two long diagonals and the four centre squares.
+SEVENTH_RANK = np.array([0x00FF000000000000, 0x000000000000FF00], dtype=np.uint64)
+EIGHTH_RANK = np.array([0xFF00000000000000, 0x00000000000000FF], dtype=np.uint64)
+LONG_DIAGONALS = np.uint64(0x8142241818244281)
+CENTRE = np.uint64(0x0000001818000000)
+# KING_FLANK[f]: the files (8 bits, bit f: file f) of the flank of a king on file f: a-d, c-f or e-h.
+KING_FLANK = np.array([0x0F, 0x0F, 0x0F, 0x3C, 0x3C, 0xF0, 0xF0, 0xF0], dtype=np.uint64)
+CHECK_UNITS = 3  # king_danger_checks: one safe check weighs as much as this many attack units
+
+# Endgame scale (endgame_scale): the endgame half of the score is multiplied by scale / SCALE_FULL, lower
+# where the side ahead has few winning chances.  MATERIAL_UNITS: a piece's weight in that test, by type.
+SCALE_FULL = 64
+MATERIAL_UNITS = np.array([0, 0, 3, 3, 5, 9, 0], dtype=np.int64)
+NO_PAWNS_MINOR_SCALE = 0  # no pawns, ahead by at most a minor piece, and only a minor piece: a draw
+NO_PAWNS_SCALE = 6  # no pawns, ahead by at most a minor piece (rook against bishop, ...)
+BISHOPS_ONLY_SCALE = 32  # bishops on opposite colours and no other piece
+PAWN_SCALE_BASE = 40  # otherwise PAWN_SCALE_BASE + PAWN_SCALE_STEP per pawn of the side ahead, minus
+PAWN_SCALE_STEP = 7  # ONE_FLANK_PENALTY when all pawns stand on one flank (files a-d or e-h), at most SCALE_FULL
+ONE_FLANK_PENALTY = 4
 # SQUARE_BIT[sq]: the bitboard bit (a1 = bit 0, transpo.engine.pawns) of a mailbox square, 0 off the board.
 SQUARE_BIT = np.zeros(120, dtype=np.uint64)
 SQUARE_BIT[SQ64_TO_120] = BIT
@@ -218,6 +256,68 @@ def _no_mating_force(state):
 
 
 @njit(cache=True, inline="always")
+def _material(state, colour):
+    """The knights, bishops, rooks and queens of ``colour`` in MATERIAL_UNITS (3, 3, 5, 9)."""
+    base = ST_COUNT + (colour << 3)
+    return (
+        MATERIAL_UNITS[KNIGHT] * state[base + KNIGHT] + MATERIAL_UNITS[BISHOP] * state[base + BISHOP]
+        + MATERIAL_UNITS[ROOK] * state[base + ROOK] + MATERIAL_UNITS[QUEEN] * state[base + QUEEN]
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _bishop_is_light(board, state, colour):
+    """Whether the first bishop of ``colour`` (by square) stands on a light square."""
+    rest = np.uint64(state[ST_OCCUPIED + colour]) & ~np.uint64(state[ST_PAWNS + colour])
+    while rest != 0:
+        s = np.int64(trailing_zeros(rest))
+        rest &= rest - np.uint64(1)
+        if board[SQ64_TO_120[s]] & 7 == BISHOP:
+            return BIT[s] & LIGHT_SQUARES != 0
+    return False
+
+
+@njit(cache=True, inline="always")
+def _scale_for(board, state, strong):
+    """The endgame scale (of SCALE_FULL) when ``strong`` is the side ahead."""
+    weak = 1 - strong
+    strong_pawns = state[ST_COUNT + (strong << 3) + PAWN]
+    strong_material = _material(state, strong)
+    weak_material = _material(state, weak)
+    if strong_pawns == 0 and strong_material - weak_material <= MATERIAL_UNITS[BISHOP]:
+        return NO_PAWNS_MINOR_SCALE if strong_material < MATERIAL_UNITS[ROOK] else NO_PAWNS_SCALE
+    if (
+        strong_material == MATERIAL_UNITS[BISHOP] and weak_material == MATERIAL_UNITS[BISHOP]
+        and state[ST_COUNT + BISHOP] == 1 and state[ST_COUNT + 8 + BISHOP] == 1
+        and _bishop_is_light(board, state, 0) != _bishop_is_light(board, state, 1)
+    ):  # fmt: skip
+        return BISHOPS_ONLY_SCALE
+    files = _pawn_files(np.uint64(state[ST_PAWNS]) | np.uint64(state[ST_PAWNS + 1]))
+    one_flank = files & np.uint64(0x0F) == 0 or files & np.uint64(0xF0) == 0
+    return min(SCALE_FULL, PAWN_SCALE_BASE + PAWN_SCALE_STEP * strong_pawns - ONE_FLANK_PENALTY * one_flank)
+
+
+@njit(cache=True, inline="always")
+def endgame_scale(board, state):
+    """How much of the endgame score counts, of SCALE_FULL: less with few pawns for the side ahead
+    (by the piece-square endgame sum), none or little without them and a small material edge, half with
+    bishops on opposite colours and nothing else; for an even sum, the larger of the two sides' scales."""
+    eg = state[ST_EG]
+    if eg > 0:
+        return _scale_for(board, state, 0)
+    if eg < 0:
+        return _scale_for(board, state, 1)
+    return max(_scale_for(board, state, 0), _scale_for(board, state, 1))
+
+
+@njit(cache=True, inline="always")
+def _scaled(eg, scale):
+    """``eg * scale / SCALE_FULL`` rounded towards zero (so that colours are symmetric)."""
+    product = eg * scale
+    return product // SCALE_FULL if product >= 0 else -(-product // SCALE_FULL)
+
+
+@njit(cache=True, inline="always")
 def has_pieces(state, color):
     """Whether ``color`` has a knight, bishop, rook or queen (null move and the rule of the square need it)."""
     base = ST_COUNT + (color << 3)
@@ -279,14 +379,16 @@ def _piece_reach(sq, kind, own, occupied):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _pieces(board, state, white, black, features):
-    """Mobility, king attacks, rooks on files, outposts, bishop pawns, safe checks and threats (White minus Black).
+def _pieces(board, state, white, black, passed, features):
+    """Every piece term but the king shelter (White minus Black): mobility, king attacks, rooks, minors,
+    safe checks, threats and the passers against the attack maps.
 
     Each side's pieces are visited once, their counts summed in local variables
     (a register each) and written into ``features`` at the end.  The visit also
     gathers what each side attacks (every piece, pawns and king included) and
     where its knights, bishops, rooks and queens reach: the safe checks need
-    both sides' maps, so they are counted after both visits (:func:`_safe_checks`, :func:`_threats`).
+    both sides' maps, so they are counted after both visits (:func:`_safe_checks`, :func:`_threats`,
+    :func:`_on_queen`, :func:`_passer_paths`).
 
     Compiled as a function of its own, not inlined: inlined into each of the
     evaluation's sites in the search it made the search's cold compile take
@@ -298,6 +400,7 @@ def _pieces(board, state, white, black, features):
     white_attacks = black_attacks = np.uint64(0)
     white_n = white_b = white_r = white_q = white_majors = white_queens = np.uint64(0)
     black_n = black_b = black_r = black_q = black_majors = black_queens = np.uint64(0)
+    white_units = black_units = 0
     for colour in range(2):
         sign = 1 - 2 * colour
         own = np.uint64(state[ST_OCCUPIED + colour])
@@ -316,7 +419,10 @@ def _pieces(board, state, white, black, features):
         open_files = semi_open = 0
         units = 0
         attackers = 0
-        rest = own & ~own_pawns & ~SQUARE_BIT[state[ST_KING + colour]]  # knights, bishops, rooks, queens
+        own_king = state[ST_KING + colour]
+        protector = 0
+        long_diagonal = 0
+        rest = own & ~own_pawns & ~SQUARE_BIT[own_king]  # knights, bishops, rooks, queens
         while rest != 0:
             sq = SQ64_TO_120[np.int64(trailing_zeros(rest))]
             rest &= rest - np.uint64(1)
@@ -336,12 +442,16 @@ def _pieces(board, state, white, black, features):
                 n_att += zone
                 n_reach |= targets
                 knights |= SQUARE_BIT[sq]
+                protector += distance(sq, own_king)
             elif kind == BISHOP:
                 b_mob += moves
                 b_att += zone
                 b_reach |= targets
                 bishops |= SQUARE_BIT[sq]
                 bishop_pawns += light_pawns if SQUARE_BIT[sq] & LIGHT_SQUARES else dark_pawns
+                protector += distance(sq, own_king)
+                if SQUARE_BIT[sq] & LONG_DIAGONALS and popcount((reach | SQUARE_BIT[sq]) & CENTRE) >= 2:
+                    long_diagonal += 1
             elif kind == ROOK:
                 r_mob += moves
                 r_att += zone
@@ -362,14 +472,22 @@ def _pieces(board, state, white, black, features):
         features[KNIGHT_OUTPOST] += sign * popcount(knights & outposts)
         features[BISHOP_OUTPOST] += sign * popcount(bishops & outposts)
         features[BISHOP_PAWNS] += sign * bishop_pawns
+        features[KING_PROTECTOR] += sign * protector
+        features[LONG_DIAGONAL_BISHOP] += sign * long_diagonal
+        in_front = (pawns >> np.uint64(8)) if colour == 0 else (pawns << np.uint64(8))
+        features[MINOR_BEHIND_PAWN] += sign * popcount((knights | bishops) & in_front)
+        if enemy_pawns & SEVENTH_RANK[colour] or SQUARE_BIT[state[ST_KING + 1 - colour]] & EIGHTH_RANK[colour]:
+            features[ROOK_ON_SEVENTH] += sign * popcount(majors & ~queens & SEVENTH_RANK[colour])
         if colour == 0:
             white_attacks = attacks
             white_n, white_b, white_r, white_q = n_reach, b_reach, r_reach, q_reach
             white_majors, white_queens = majors, queens
+            white_units = units
         else:
             black_attacks = attacks
             black_n, black_b, black_r, black_q = n_reach, b_reach, r_reach, q_reach
             black_majors, black_queens = majors, queens
+            black_units = units
         features[PAWN_THREAT] -= sign * threatened
         features[KNIGHT_MOBILITY] += sign * n_mob
         features[BISHOP_MOBILITY] += sign * b_mob
@@ -384,8 +502,15 @@ def _pieces(board, state, white, black, features):
         features[KING_DANGER] += sign * ((units * units if attackers >= 2 else 0) // 16)
     white_pieces = np.uint64(state[ST_OCCUPIED]) & ~white & ~SQUARE_BIT[state[ST_KING]]
     black_pieces = np.uint64(state[ST_OCCUPIED + 1]) & ~black & ~SQUARE_BIT[state[ST_KING + 1]]
-    _safe_checks(state[ST_KING + 1], occupied, black_attacks, white_n, white_b, white_r, white_q, 1, features)
-    _safe_checks(state[ST_KING], occupied, white_attacks, black_n, black_b, black_r, black_q, -1, features)
+    white_checks = _safe_checks(state[ST_KING + 1], occupied, black_attacks, white_n, white_b, white_r, white_q, 1,
+                                features)
+    black_checks = _safe_checks(state[ST_KING], occupied, white_attacks, black_n, black_b, black_r, black_q, -1,
+                                features)
+    features[KING_DANGER_CHECKS] += ((white_units + CHECK_UNITS * white_checks) ** 2 // 16
+                                     - (black_units + CHECK_UNITS * black_checks) ** 2 // 16)
+    _on_queen(occupied, black_queens, pawn_attack_maps[1], white_n, white_b, white_r, 1, features)
+    _on_queen(occupied, white_queens, pawn_attack_maps[0], black_n, black_b, black_r, -1, features)
+    _passer_paths(board, passed, occupied, white_attacks, black_attacks, features)
     _threats(white_attacks, white_n | white_b, white_r, black_attacks, black_pieces, black_majors, black_queens,
              1, features)
     _threats(black_attacks, black_n | black_b, black_r, white_attacks, white_pieces, white_majors, white_queens,
@@ -446,10 +571,58 @@ def _safe_checks(king, occupied, defended, n_reach, b_reach, r_reach, q_reach, s
     s = SQ120_TO_64[king]
     diagonal = _slider_reach(s, occupied, 0)  # where a bishop checks from: the king's diagonals
     straight = _slider_reach(s, occupied, 4)
-    features[KNIGHT_SAFE_CHECK] += sign * popcount(KNIGHT_REACH[king] & n_reach & safe)
-    features[BISHOP_SAFE_CHECK] += sign * popcount(diagonal & b_reach & safe)
-    features[ROOK_SAFE_CHECK] += sign * popcount(straight & r_reach & safe)
-    features[QUEEN_SAFE_CHECK] += sign * popcount((diagonal | straight) & q_reach & safe)
+    knight = popcount(KNIGHT_REACH[king] & n_reach & safe)
+    bishop = popcount(diagonal & b_reach & safe)
+    rook = popcount(straight & r_reach & safe)
+    queen = popcount((diagonal | straight) & q_reach & safe)
+    features[KNIGHT_SAFE_CHECK] += sign * knight
+    features[BISHOP_SAFE_CHECK] += sign * bishop
+    features[ROOK_SAFE_CHECK] += sign * rook
+    features[QUEEN_SAFE_CHECK] += sign * queen
+    return knight + bishop + rook + queen
+
+
+@njit(cache=True, inline="always")
+def _on_queen(occupied, queens, pawn_guarded, n_reach, b_reach, r_reach, sign, features):
+    """Squares from which the attacker's knights, or bishops and rooks, could attack the defender's queen
+    (when it has exactly one), not guarded by the defender's pawns."""
+    if queens == 0 or queens & (queens - np.uint64(1)) != 0:
+        return
+    s = np.int64(trailing_zeros(queens))
+    safe = ~pawn_guarded
+    features[KNIGHT_ON_QUEEN] += sign * popcount(KNIGHT_REACH[SQ64_TO_120[s]] & n_reach & safe)
+    lines = (_slider_reach(s, occupied, 0) & b_reach) | (_slider_reach(s, occupied, 4) & r_reach)
+    features[SLIDER_ON_QUEEN] += sign * popcount(lines & safe)
+
+
+@njit(cache=True, inline="always")
+def _passer_paths(board, passed, occupied, white_attacks, black_attacks, features):
+    """Passed pawns against the attack maps: a way to promotion or a stop square the enemy does not attack,
+    and rooks or queens of either side behind them on their file."""
+    rest = passed
+    while rest != 0:
+        s = np.int64(trailing_zeros(rest))
+        rest &= rest - np.uint64(1)
+        colour = board[SQ64_TO_120[s]] >> 3
+        sign = 1 - 2 * colour
+        relative_rank = (s >> 3) if colour == 0 else 7 - (s >> 3)
+        scale = max(relative_rank - 2, 0)
+        enemy_attacks = black_attacks if colour == 0 else white_attacks
+        path = FORWARD_FILE[colour, s]
+        if path & enemy_attacks == 0:
+            features[PASSED_SAFE_PATH] += sign * scale
+        stop = BIT[s + 8] if colour == 0 else BIT[s - 8]
+        if stop & enemy_attacks == 0:
+            features[PASSED_SAFE_STOP] += sign * scale
+        behind = FORWARD_FILE[1 - colour, s] & occupied
+        if behind != 0:
+            first = (63 - np.int64(leading_zeros(behind))) if colour == 0 else np.int64(trailing_zeros(behind))
+            piece = board[SQ64_TO_120[first]]
+            if piece & 7 == ROOK or piece & 7 == QUEEN:
+                if piece >> 3 == colour:
+                    features[PASSED_ROOK_BEHIND] += sign
+                else:
+                    features[PASSED_ENEMY_ROOK_BEHIND] += sign
 
 
 @njit(cache=True, inline="always")
@@ -471,6 +644,8 @@ def _king_shelter(state, white, black, features):
         features[KING_SHIELD_NEAR] += sign * popcount(pawns & SHELTER_NEAR[colour, king])
         features[KING_SHIELD_FAR] += sign * popcount(pawns & SHELTER_FAR[colour, king])
         features[KING_OPEN_FILE] += sign * popcount(SHELTER_FILES[king] & ~_pawn_files(pawns))
+        if KING_FLANK[king % 10 - 1] & _pawn_files(white | black) == 0:
+            features[PAWNLESS_FLANK] += sign
 
 
 @njit(cache=True, inline="always")
@@ -552,17 +727,18 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
     passers_mg, passers_eg = _block(weights, features, PASSED_FREE, N_TERMS)
     mg = state[ST_MG] + pawn_mg + known_mg + passers_mg
     eg = state[ST_EG] + pawn_eg + known_eg + passers_eg
+    scale = endgame_scale(board, state)
     if alpha > -LAZY_OFF or beta < LAZY_OFF:  # lazy: the terms still missing cannot bring the score inside the window
-        quick = taper(mg, eg, state[ST_PHASE])
+        quick = taper(mg, _scaled(eg, scale), state[ST_PHASE])
         quick = quick if state[ST_SIDE] == 0 else -quick
         if quick - LAZY_MARGIN >= beta or quick + LAZY_MARGIN <= alpha:
             return quick
-    _pieces(board, state, white, black, features)
+    _pieces(board, state, white, black, passed, features)
     _king_shelter(state, white, black, features)
     piece_mg, piece_eg = _block(weights, features, BISHOP_PAIR + 1, PASSED_FREE)
     mg += piece_mg
     eg += piece_eg
-    score = taper(mg, eg, state[ST_PHASE])
+    score = taper(mg, _scaled(eg, scale), state[ST_PHASE])
     score = score if state[ST_SIDE] == 0 else -score
     if use_cache and -EVAL_SCORE_SPAN // 2 <= score < EVAL_SCORE_SPAN // 2:
         sc.eval_cache[cached] = (key & ~EVAL_SCORE_MASK) | (np.uint64(score & (EVAL_SCORE_SPAN - 1)))
@@ -607,6 +783,12 @@ def evaluate_features(board, state, sc):
     return evaluate_inline(board, state, sc, np.uint64(0), False, -LAZY_OFF, LAZY_OFF)
 
 
+@njit(types.int64(types.int8[::1], types.int64[::1]), cache=True, nogil=True, _nrt=False)
+def endgame_scale_of(board, state):
+    """:func:`endgame_scale` of a position, for Python callers (tuning, ``explain``)."""
+    return endgame_scale(board, state)
+
+
 @njit(types.boolean(types.int64[::1]), cache=True, nogil=True, _nrt=False)
 def scored_as_draw(state):
     """True when the evaluation is a fixed 0 whatever the weights (no side can force mate)."""
@@ -619,13 +801,16 @@ class FeatureRows(NamedTuple):
     For a row with ``fixed`` False the evaluation is exactly linear in the weights::
 
         mg = psq_mg + weights[:, 0] @ features      eg = psq_eg + weights[:, 1] @ features
-        white_view = taper(mg, eg, phase);  score = white_view if white_to_move else -white_view
+        white_view = taper(mg, eg * eg_scale / SCALE_FULL, phase);  score = white_view if white_to_move else -white_view
+
+    (``eg_scale`` depends on the material and the piece-square endgame sum alone, not on the weights.)
     """
 
     features: np.ndarray  # int32[n, N_TERMS]: White-minus-Black term counts
     psq_mg: np.ndarray  # int64[n]: piece-square sums (material included) under PSQ
     psq_eg: np.ndarray  # int64[n]
     phase: np.ndarray  # int64[n]: game phase, 0..PHASE_MAX
+    eg_scale: np.ndarray  # int64[n]: the endgame scale, 0..SCALE_FULL (endgame_scale)
     white_to_move: np.ndarray  # bool[n]
     fixed: np.ndarray  # bool[n]: a draw the weights cannot change (fixed 0, or insufficient material): not fit data
 
@@ -635,7 +820,8 @@ def feature_rows(fens: Sequence[str]) -> FeatureRows:
     n = len(fens)
     rows = FeatureRows(
         np.zeros((n, N_TERMS), dtype=np.int32), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-        np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
+        np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+        np.zeros(n, dtype=np.bool_),
     )  # fmt: skip
     scratch = new_scratch()
     for i, fen in enumerate(fens):
@@ -645,6 +831,7 @@ def feature_rows(fens: Sequence[str]) -> FeatureRows:
         rows.psq_mg[i] = state[ST_MG]
         rows.psq_eg[i] = state[ST_EG]
         rows.phase[i] = min(state[ST_PHASE], PHASE_MAX)
+        rows.eg_scale[i] = endgame_scale_of(arrays.board, state)
         rows.white_to_move[i] = state[ST_SIDE] == 0
         drawn = scored_as_draw(state)
         rows.fixed[i] = drawn or position.is_insufficient_material()
@@ -664,7 +851,9 @@ def explain(position: Position, weights: np.ndarray | None = None) -> Explanatio
         for t, (name, count) in enumerate(zip(TERM_NAMES, scratch.features))
     ]
     state = arrays.state
-    return Explanation(score, int(state[ST_MG]), int(state[ST_EG]), int(min(state[ST_PHASE], PHASE_MAX)), terms)
+    phase = int(min(state[ST_PHASE], PHASE_MAX))
+    return Explanation(score, int(state[ST_MG]), int(state[ST_EG]), phase, int(endgame_scale_of(arrays.board, state)),
+                       terms)
 
 
 class Term(NamedTuple):
@@ -683,4 +872,5 @@ class Explanation(NamedTuple):
     psq_mg: int
     psq_eg: int
     phase: int
+    eg_scale: int  # of SCALE_FULL: how much of the endgame half counts
     terms: list[Term]

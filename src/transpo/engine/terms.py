@@ -17,8 +17,10 @@ Two blocks, in this order:
 * the pawn-structure terms, which depend on the pawns alone and are cached in
   the pawn hash table under the pawn key (:mod:`transpo.engine.pawns`);
 * the piece terms, computed at every evaluation (mobility, king safety (safe checks
-  included), rooks on files, threats (pawn pushes and hanging pawns included), outposts,
-  bishops hindered by their own pawns, passed pawns against pieces and kings, tempo).
+  included), rooks on files and on the 7th, threats (pawn pushes, hanging pawns and
+  squares to attack the queen from included), outposts, bishops hindered by their own
+  pawns or on long diagonals, minors behind pawns and near their king, pawnless flanks,
+  passed pawns against pieces, kings and attack maps, tempo).
 
 The weights are data: ``engine/data/eval_weights.json`` maps each term name to
 ``[mg, eg]`` and says how they were made.  They reach compiled code as an
@@ -84,6 +86,18 @@ PIECE_TERMS = (
     "knight_outpost",  # knights on ranks 4-6 defended by a pawn, where no enemy pawn can ever attack them
     "bishop_outpost",  # the same for bishops
     "bishop_pawns",  # per bishop, own pawns on squares of its colour
+    "minor_behind_pawn",  # a knight or bishop with a pawn (either colour) right in front of it
+    "king_protector",  # per knight and bishop, its king distance from its own king
+    "rook_on_seventh",  # a rook on the 7th rank when the enemy king is on the 8th or enemy pawns are on the 7th
+    "long_diagonal_bishop",  # a bishop on a long diagonal that sees both centre squares on it
+    "pawnless_flank",  # the king's flank (its file and the nearby ones) holds no pawn at all
+    "knight_on_queen",  # squares from which a knight could attack the lone enemy queen, not hit by enemy pawns
+    "slider_on_queen",  # the same for bishops and rooks (along the queen's lines, up to the first piece)
+    "passed_safe_path",  # passed pawn whose way to promotion the enemy does not attack, times its rank scale
+    "passed_safe_stop",  # passed pawn whose stop square the enemy does not attack, times its rank scale
+    "passed_rook_behind",  # an own rook or queen behind the passed pawn on its file
+    "passed_enemy_rook_behind",  # an enemy rook or queen behind the passed pawn on its file
+    "king_danger_checks",  # (attack units + 3 per safe check)^2 / 16: king danger with the safe checks in it
     "passed_free",  # passed pawn whose stop square is empty, times its rank scale
     "passed_own_king",  # distance of the own king to the stop square, times the rank scale
     "passed_enemy_king",  # distance of the enemy king to the stop square, times the rank scale
@@ -106,6 +120,9 @@ N_TERMS = len(TERM_NAMES)
     KNIGHT_SAFE_CHECK, BISHOP_SAFE_CHECK, ROOK_SAFE_CHECK, QUEEN_SAFE_CHECK,
     HANGING_PIECE, MINOR_THREAT, ROOK_THREAT,
     HANGING_PAWN, PAWN_PUSH_THREAT, KNIGHT_OUTPOST, BISHOP_OUTPOST, BISHOP_PAWNS,
+    MINOR_BEHIND_PAWN, KING_PROTECTOR, ROOK_ON_SEVENTH, LONG_DIAGONAL_BISHOP, PAWNLESS_FLANK,
+    KNIGHT_ON_QUEEN, SLIDER_ON_QUEEN, PASSED_SAFE_PATH, PASSED_SAFE_STOP, PASSED_ROOK_BEHIND,
+    PASSED_ENEMY_ROOK_BEHIND, KING_DANGER_CHECKS,
     PASSED_FREE, PASSED_OWN_KING, PASSED_ENEMY_KING, PASSED_UNSTOPPABLE, TEMPO,
 ) = range(N_PAWN_TERMS, N_TERMS)  # fmt: skip
 

@@ -334,6 +334,7 @@ class FitData:
     psq_mg: np.ndarray  # float64[n]: piece-square sums under the current tables
     psq_eg: np.ndarray
     mg_share: np.ndarray  # float64[n]: phase / PHASE_MAX, the middlegame part of the taper
+    eg_share: np.ndarray  # float64[n]: (1 - mg_share) * eg_scale / SCALE_FULL, the endgame part (scaled)
     pieces: np.ndarray  # int64[n, MAX_PIECES]: piece type * 64 + square seen from its own side
     signs: np.ndarray  # float64[n, MAX_PIECES]: +1 White, -1 Black, 0 an empty slot
     results: np.ndarray  # float64[n]
@@ -379,6 +380,7 @@ def _rows_with_progress(fens: list[str]):
 
 def build_fit_data(labelled: Labelled, with_pieces: bool) -> tuple[FitData, np.ndarray]:
     """The :class:`FitData` of the positions the weights can move, and which labelled positions those are."""
+    from transpo.engine.evaluate import SCALE_FULL
     from transpo.engine.pesto import PHASE_MAX
 
     rows = _rows_with_progress(labelled.fens)
@@ -389,8 +391,10 @@ def build_fit_data(labelled: Labelled, with_pieces: bool) -> tuple[FitData, np.n
     if with_pieces:  # only --psq needs them: python-chess per position is the slowest part of reading
         for i, fen in enumerate(fen for fen, kept in zip(labelled.fens, keep) if kept):
             pieces[i], signs[i] = piece_indices(fen)
+    mg_share = rows.phase[keep] / PHASE_MAX
+    eg_share = (1.0 - mg_share) * rows.eg_scale[keep] / SCALE_FULL
     data = FitData(rows.features[keep].astype(np.float64), rows.psq_mg[keep].astype(np.float64),
-                   rows.psq_eg[keep].astype(np.float64), rows.phase[keep] / PHASE_MAX, pieces, signs,
+                   rows.psq_eg[keep].astype(np.float64), mg_share, eg_share, pieces, signs,
                    labelled.results[keep])  # fmt: skip
     return data, keep
 
@@ -448,7 +452,7 @@ def white_scores(data: FitData, params: Params) -> np.ndarray:
     mg, eg = _psq_sums(data, params.psq)
     mg = mg + data.features @ params.weights[:, 0]
     eg = eg + data.features @ params.weights[:, 1]
-    return data.mg_share * mg + (1.0 - data.mg_share) * eg
+    return data.mg_share * mg + data.eg_share * eg
 
 
 def loss(data: FitData, params: Params, k: float) -> float:
@@ -461,7 +465,7 @@ def gradients(data: FitData, params: Params, k: float) -> list[np.ndarray]:
     p = win_probability(white_scores(data, params), k)
     # d loss / d score: the squared error's 2 (p - r) times the sigmoid's slope p (1 - p) K ln10 / 400.
     slope = 2.0 * (p - data.results) * p * (1.0 - p) * (k * math.log(10.0) / SCORE_SCALE) / len(data)
-    by_phase = (slope * data.mg_share, slope * (1.0 - data.mg_share))
+    by_phase = (slope * data.mg_share, slope * data.eg_share)
     grads = [np.stack([data.features.T @ part for part in by_phase], axis=1)]
     if params.psq is not None:
         grads.append(np.stack([
