@@ -22,6 +22,12 @@ and pawns) like PeSTO's tables, and returned from the side to move's view:
    distance to their king, rooks on the 7th and kings on pawnless flanks are
    counted too.
 
+Before the blend the endgame half is scaled (:func:`endgame_scale`, in 64ths):
+less when the side ahead has few pawns, almost nothing when it has none and
+is at most a minor piece up, half with bishops on opposite colours and no
+other piece.  The linear model cannot say "an extra piece wins nothing here";
+a factor on the whole endgame score can.
+
 Every term is a White-minus-Black count written into ``sc.features`` and
 priced by ``sc.weights``; ``evaluate_features`` computes all of them without
 the cache, which is what tuning (through :func:`feature_rows`) and

@@ -10,7 +10,9 @@ exactly like the piece-square sums.  So
     score_eg = psq_eg + sum(weights[t, 1] * features[t])
 
 which is linear in the weights: that is what lets ``transpo tune`` fit them all
-at once by logistic regression (Texel's method, :mod:`transpo.tools.tune`).
+at once by logistic regression (Texel's method, :mod:`transpo.tools.tune`).  (The
+endgame score is then scaled by ``evaluate.endgame_scale``, a factor that depends on
+the material and the piece-square sum, not on the weights, so it stays linear.)
 
 Two blocks, in this order:
 
