@@ -92,8 +92,8 @@ from transpo.engine.terms import (
     HANGING_PIECE,
     KING_DANGER,
     KING_DANGER_CHECKS,
-    KING_PROTECTOR,
     KING_OPEN_FILE,
+    KING_PROTECTOR,
     KING_SHIELD_FAR,
     KING_SHIELD_NEAR,
     KNIGHT_KING_ATTACK,
@@ -386,8 +386,9 @@ def _piece_reach(sq, kind, own, occupied):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _pieces(board, state, white, black, passed, features):
-    """Every piece term but the king shelter (White minus Black): mobility, king attacks, rooks, minors,
-    safe checks, threats and the passers against the attack maps.
+    """The piece terms that need the attack maps or a visit of the pieces (White minus Black): mobility,
+    king attacks, rooks, minors, safe checks, threats and the passers against the attack maps (the king
+    shelter, the bishop pair, tempo and the passers against the kings are counted elsewhere).
 
     Each side's pieces are visited once, their counts summed in local variables
     (a register each) and written into ``features`` at the end.  The visit also
@@ -572,6 +573,7 @@ def _safe_checks(king, occupied, defended, n_reach, b_reach, r_reach, q_reach, s
     defender attacks, its king's neighbours included.  A check square counts
     when the defender does not attack it: the checking piece would stand there
     unchallenged (a piece that is itself pinned or overloaded is not looked at).
+    Returns the number of safe check squares of all kinds (for king_danger_checks).
     """
     safe = ~defended
     s = SQ120_TO_64[king]
@@ -642,7 +644,8 @@ def _pawn_files(pawns):
 
 @njit(cache=True, inline="always")
 def _king_shelter(state, white, black, features):
-    """Pawn shield in front of each king and the pawnless files at or beside it (masks: SHELTER_*)."""
+    """Pawn shield in front of each king, the pawnless files at or beside it (masks: SHELTER_*) and
+    whether its whole flank (KING_FLANK) is without pawns."""
     for colour in range(2):
         sign = 1 - 2 * colour
         king = state[ST_KING + colour]
@@ -872,7 +875,8 @@ class Term(NamedTuple):
 
 
 class Explanation(NamedTuple):
-    """A static evaluation taken apart: the score (side to move), the piece-square sums (White's view), the terms."""
+    """A static evaluation taken apart: the score (side to move), the piece-square sums (White's view), the
+    phase, the endgame scale and the terms."""
 
     score: int
     psq_mg: int

@@ -99,7 +99,7 @@ PIECE_TERMS = (
     "passed_safe_stop",  # passed pawn whose stop square the enemy does not attack, times its rank scale
     "passed_rook_behind",  # an own rook or queen behind the passed pawn on its file
     "passed_enemy_rook_behind",  # an enemy rook or queen behind the passed pawn on its file
-    "king_danger_checks",  # (attack units + 3 per safe check)^2 / 16: king danger with the safe checks in it
+    "king_danger_checks",  # (attack units + 3 per safe check)^2 / 16, one attacker or more: danger with the checks
     "passed_free",  # passed pawn whose stop square is empty, times its rank scale
     "passed_own_king",  # distance of the own king to the stop square, times the rank scale
     "passed_enemy_king",  # distance of the enemy king to the stop square, times the rank scale

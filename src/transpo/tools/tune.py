@@ -26,8 +26,11 @@ Two steps, each a subcommand:
 The loss is Texel's: the mean squared error between the result r (1, 0.5, 0
 for White) and ``1 / (1 + 10^(-K * s / 400))``, s the evaluation from White's
 view.  s is linear in every weight (:mod:`transpo.engine.terms`), so the
-gradient is a few matrix products.  The model tapers in floating point where
-the engine rounds towards zero: the two differ by less than 1 cp.
+gradient is a few matrix products (the endgame half is scaled by each
+position's ``eg_scale``, read once with the features).  The model scales and
+tapers in floating point where the engine rounds towards zero: the two differ
+by less than 2 cp.  With ``--psq`` the scale stays the one of the starting
+tables, although the side ahead it is taken for may change as they move.
 
 Held-out positions keep the figures honest: a fraction of the groups (whole
 openings, never single positions: the two games of a pair share their opening
