@@ -163,7 +163,10 @@ SEVENTH_RANK = np.array([0x00FF000000000000, 0x000000000000FF00], dtype=np.uint6
 EIGHTH_RANK = np.array([0xFF00000000000000, 0x00000000000000FF], dtype=np.uint64)
 LONG_DIAGONALS = np.uint64(0x8142241818244281)
 CENTRE = np.uint64(0x0000001818000000)
-# KING_FLANK[f]: the files (8 bits, bit f: file f) of the flank of a king on file f: a-d, c-f or e-h.
+# Files as 8 bits (bit f: file f): the queen side a-d, the king side e-h, and KING_FLANK[f], the flank
+# of a king on file f: a-d, c-f or e-h.
+QUEEN_SIDE = np.uint64(0x0F)
+KING_SIDE = np.uint64(0xF0)
 KING_FLANK = np.array([0x0F, 0x0F, 0x0F, 0x3C, 0x3C, 0xF0, 0xF0, 0xF0], dtype=np.uint64)
 CHECK_UNITS = 3  # king_danger_checks: one safe check weighs as much as this many attack units
 
@@ -299,7 +302,7 @@ def _scale_for(board, state, strong):
     ):  # fmt: skip
         return BISHOPS_ONLY_SCALE
     files = _pawn_files(np.uint64(state[ST_PAWNS]) | np.uint64(state[ST_PAWNS + 1]))
-    one_flank = files & np.uint64(0x0F) == 0 or files & np.uint64(0xF0) == 0
+    one_flank = files & QUEEN_SIDE == 0 or files & KING_SIDE == 0
     return min(SCALE_FULL, PAWN_SCALE_BASE + PAWN_SCALE_STEP * strong_pawns - ONE_FLANK_PENALTY * one_flank)
 
 
@@ -319,8 +322,13 @@ def endgame_scale(board, state):
 @njit(cache=True, inline="always")
 def _scaled(eg, scale):
     """``eg * scale / SCALE_FULL`` rounded towards zero (so that colours are symmetric)."""
-    product = eg * scale
-    return product // SCALE_FULL if product >= 0 else -(-product // SCALE_FULL)
+    return _divide_towards_zero(eg * scale, SCALE_FULL)
+
+
+@njit(cache=True, inline="always")
+def _divide_towards_zero(value, divisor):
+    """``value / divisor`` rounded towards zero (floor division would favour one colour)."""
+    return value // divisor if value >= 0 else -(-value // divisor)
 
 
 @njit(cache=True, inline="always")
@@ -604,6 +612,14 @@ def _on_queen(occupied, queens, pawn_guarded, n_reach, b_reach, r_reach, sign, f
 
 
 @njit(cache=True, inline="always")
+def _passer_scale(s, colour):
+    """What the passer terms multiply by for a passed pawn on bitboard square ``s``: its relative rank
+    minus 2, at least 0 (it matters more the further it has come)."""
+    relative_rank = (s >> 3) if colour == 0 else 7 - (s >> 3)
+    return max(relative_rank - 2, 0)
+
+
+@njit(cache=True, inline="always")
 def _passer_paths(board, passed, occupied, white_attacks, black_attacks, features):
     """Passed pawns against the attack maps: a way to promotion or a stop square the enemy does not attack,
     and rooks or queens of either side behind them on their file."""
@@ -613,8 +629,7 @@ def _passer_paths(board, passed, occupied, white_attacks, black_attacks, feature
         rest &= rest - np.uint64(1)
         colour = board[SQ64_TO_120[s]] >> 3
         sign = 1 - 2 * colour
-        relative_rank = (s >> 3) if colour == 0 else 7 - (s >> 3)
-        scale = max(relative_rank - 2, 0)
+        scale = _passer_scale(s, colour)
         enemy_attacks = black_attacks if colour == 0 else white_attacks
         path = FORWARD_FILE[colour, s]
         if path & enemy_attacks == 0:
@@ -646,6 +661,7 @@ def _pawn_files(pawns):
 def _king_shelter(state, white, black, features):
     """Pawn shield in front of each king, the pawnless files at or beside it (masks: SHELTER_*) and
     whether its whole flank (KING_FLANK) is without pawns."""
+    pawn_files = _pawn_files(white | black)
     for colour in range(2):
         sign = 1 - 2 * colour
         king = state[ST_KING + colour]
@@ -653,7 +669,7 @@ def _king_shelter(state, white, black, features):
         features[KING_SHIELD_NEAR] += sign * popcount(pawns & SHELTER_NEAR[colour, king])
         features[KING_SHIELD_FAR] += sign * popcount(pawns & SHELTER_FAR[colour, king])
         features[KING_OPEN_FILE] += sign * popcount(SHELTER_FILES[king] & ~_pawn_files(pawns))
-        if KING_FLANK[king % 10 - 1] & _pawn_files(white | black) == 0:
+        if KING_FLANK[king % 10 - 1] & pawn_files == 0:
             features[PAWNLESS_FLANK] += sign
 
 
@@ -668,7 +684,7 @@ def _passers(board, state, passed, features):
         colour = board[sq] >> 3
         sign = 1 - 2 * colour
         relative_rank = (s >> 3) if colour == 0 else 7 - (s >> 3)
-        scale = max(relative_rank - 2, 0)  # matters more the further it has come
+        scale = _passer_scale(s, colour)
         stop = sq + (10 if colour == 0 else -10)
         if board[stop] == EMPTY:
             features[PASSED_FREE] += sign * scale
@@ -758,8 +774,7 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
 def taper(mg, eg, phase):
     """Blend middlegame and endgame scores by phase, rounding towards zero so that colours are symmetric."""
     phase = min(phase, PHASE_MAX)
-    blend = mg * phase + eg * (PHASE_MAX - phase)
-    return blend // PHASE_MAX if blend >= 0 else -(-blend // PHASE_MAX)
+    return _divide_towards_zero(mg * phase + eg * (PHASE_MAX - phase), PHASE_MAX)
 
 
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE, types.uint64), cache=True, nogil=True, _nrt=False)
