@@ -20,7 +20,8 @@ from conftest import assert_same_snapshot, snapshot
 
 from transpo import START_FEN, Position
 from transpo.engine.engine import Engine, Info
-from transpo.engine.table import MATE, MATE_BOUND
+from transpo.engine.search import _refined_eval
+from transpo.engine.table import BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER, MATE, MATE_BOUND
 from transpo.engine.timeman import Limits
 
 
@@ -461,3 +462,24 @@ def test_probcut_cuts_a_non_pv_node_by_a_capture_that_wins_far_above_beta():
     assert stored.bound == T.BOUND_LOWER
     assert stored.depth == depth - 3
     assert move_to_uci(stored.move) == "e4d5"
+
+
+# --- the evaluation the pruning compares ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("static_eval", "bound", "score", "expected"),
+    [
+        (50, BOUND_NONE, 300, 50),  # no entry: the evaluation
+        (50, BOUND_LOWER, 300, 300),  # the true score is at least 300: more than the evaluation says
+        (50, BOUND_LOWER, -100, 50),  # at least -100 says nothing beyond 50
+        (50, BOUND_UPPER, -100, -100),  # at most -100: less than the evaluation says
+        (50, BOUND_UPPER, 300, 50),
+        (50, BOUND_EXACT, -20, -20),  # an exact score replaces it either way
+        (50, BOUND_EXACT, 90, 90),
+        (50, BOUND_LOWER, MATE_BOUND + 3, 50),  # mate scores never stand in for an evaluation
+        (50, BOUND_UPPER, -MATE + 4, 50),
+    ],
+)
+def test_the_evaluation_is_refined_by_the_entry_bound_only_where_it_says_more(static_eval, bound, score, expected):
+    assert _refined_eval(static_eval, bound, score) == expected

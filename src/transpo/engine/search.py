@@ -14,8 +14,11 @@ At each node, in order:
    bound allows it (exact; lower >= beta; upper <= alpha) - the pseudocode of
    Eppstein's 1997 lecture (docs/REFERENCES.md) - at non-PV nodes; its move is ordered first in any case, but only
    if it is among the generated legal moves, so a crash cannot play an illegal move;
-3. check extension, reverse futility, null-move pruning and ProbCut; singular extension of the hash move
-   (the other moves, searched at half depth against a bar below its score, all fail: one ply more for it);
+3. check extension, reverse futility, null-move pruning and ProbCut, which compare the static
+   evaluation refined by the entry's bound (its score where the bound says the true score lies beyond
+   the evaluation); singular extension of the hash move (the other moves, searched at half depth
+   against a bar below its score, all fail: one ply more for it; one of them reaches a bar at or above
+   beta: the node fails high at once, multi-cut; the entry alone is above beta: one ply less for it);
 4. the moves, best-first by :mod:`transpo.engine.ordering`, searched with a null
    window after the first (PVS) and reduced when late and quiet (LMR);
 5. the result is stored with its bound type and, for mates, a node-relative score.
@@ -146,6 +149,18 @@ def _futile_capture(board, move, best, alpha):
     """Quiescence, delta pruning: even winning this piece cannot lift the score to alpha."""
     victim = PIECE_VALUE[PAWN if move_flags(move) & FLAG_EP else board[move_to(move)] & 7]
     return best + victim + DELTA_MARGIN < alpha
+
+
+@njit(cache=True, inline="always")
+def _refined_eval(static_eval, bound, score):
+    """The static evaluation, or a table entry's score where its bound puts the true score beyond it."""
+    if abs(score) >= MATE_BOUND:
+        return static_eval
+    if (bound == BOUND_LOWER and score > static_eval) or (bound == BOUND_UPPER and score < static_eval) or (
+        bound == BOUND_EXACT
+    ):
+        return score
+    return static_eval
 
 
 @njit(cache=True, inline="always")
@@ -301,6 +316,8 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
 
     # --- quiescence search: captures and promotions (all evasions when in check) ---
     if depth <= 0 and not checked:
+        q_bound = BOUND_NONE
+        q_score = 0
         if is_enabled(tt):
             entry = probe(tt, key, check_key, ply)
             if entry.bound != BOUND_NONE:
@@ -309,9 +326,12 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
                     return entry.score
                 hash_move = entry.move
                 stored_eval = entry.static_eval
+                q_bound = entry.bound
+                q_score = entry.score
         best = stored_eval  # stand pat
         if best == -INF:
             best = evaluate_inline(board, state, sc, key, True, alpha, beta)
+        best = _refined_eval(best, q_bound, q_score)
         if best >= beta:
             return best
         alpha = max(alpha, best)
@@ -356,8 +376,9 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
     excluded = sc.excluded[ply]  # inside a singular-extension search: this move is left out, nothing is stored
     singular_candidate = False
     singular_score = 0
-    tt_depth = -1  # the entry's draft and score (-1: no entry)
+    tt_depth = -1  # the entry's draft, score and bound (-1: no entry)
     tt_score = 0
+    tt_bound = BOUND_NONE
     if is_enabled(tt):
         entry = probe(tt, key, check_key, ply)
         if entry.bound != BOUND_NONE:
@@ -365,6 +386,7 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
             stored_eval = entry.static_eval
             tt_depth = entry.depth
             tt_score = entry.score
+            tt_bound = entry.bound
             if not pv_node and not root and excluded == 0 and _decides(entry, depth, alpha, beta):
                 record_cutoff(tt, key, check_key)
                 return entry.score
@@ -383,16 +405,19 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
         if static_eval == -INF:
             static_eval = evaluate_inline(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
     sc.evals[ply] = static_eval
+    # What the pruning below compares with beta and alpha: the static evaluation, or the entry's score
+    # where its bound says the true score lies beyond the evaluation on that side.
+    eval_ = static_eval if checked else _refined_eval(static_eval, tt_bound, tt_score)
     # Improving: better than two plies ago (our previous turn), so cutting and pruning can be bolder.
     improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
     us = state[ST_SIDE]
 
     if not pv_node and not checked and not root and excluded == 0:
         # Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
-        if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
-            return static_eval
+        if depth <= RFP_DEPTH and eval_ - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
+            return eval_
         # Null move: if passing still fails high, the position is good enough to cut.
-        if do_null and depth >= NULL_MIN_DEPTH and static_eval >= beta and has_pieces(state, us):
+        if do_null and depth >= NULL_MIN_DEPTH and eval_ >= beta and has_pieces(state, us):
             reduction = 3 + depth // 6
             sc.played[ply] = 0
             make_null(state, pos.keys, pos.undo, pos.zobrist)
@@ -417,7 +442,7 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
         return -MATE + ply if checked else 0
     if depth >= IIR_DEPTH and hash_move == NO_MOVE and not checked:
         depth -= 1  # no hash move: this node was not searched before, a shallower search finds one cheaply
-    singular = False
+    hash_extension = 0  # plies added to (or taken from) the hash move's search by the singular test
     if singular_candidate:
         # Singular extension: search the other moves, shallower, against a bar just below the hash
         # move's score. If none reaches it, the hash move is the only good one: search it a ply deeper.
@@ -429,7 +454,11 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
         if ctl[CTL_ABORTED] != 0:
             return 0
         if score < bar:
-            singular = True
+            hash_extension = 1
+        elif not pv_node and bar >= beta:
+            return bar  # multi-cut: another move beats beta too, so this node fails high without the hash move
+        elif not pv_node and singular_score >= beta:
+            hash_extension = -1  # not singular and expected to fail high anyway: search the hash move shallower
         end = generate_moves(board, state, sc.moves, start, False)  # the inner search reused this ply's list
     counter_move = sc.counter[sc.played[ply - 1]] if ply > 0 else NO_MOVE
     score_moves(board, sc, start, end, hash_move, ply, counter_move)
@@ -441,7 +470,7 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
     quiet_count = 0
     futile = (
         not pv_node and not checked and depth <= FUTILITY_DEPTH
-        and static_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
+        and eval_ + FUTILITY_MARGIN * (depth + 1) <= alpha
     )  # fmt: skip
     prune_late = not pv_node and not checked and depth <= LMP_DEPTH
     late_limit = _late_move_limit(depth, improving)
@@ -486,8 +515,8 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
                 quiet_count += 1
             continue
         new_depth = depth - 1
-        if singular and (move & MOVE_ID_MASK) == hash_move:
-            new_depth += 1
+        if (move & MOVE_ID_MASK) == hash_move:
+            new_depth += hash_extension
         # Each child search is told gives_check (below), which it would otherwise test again.
         if searched == 0:
             sc.gave_check[ply + 1] = gives_check
