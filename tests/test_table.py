@@ -21,7 +21,7 @@ from transpo.engine import table as T
 from transpo.engine.engine import NO_LIMIT, Engine
 from transpo.engine.evaluate import PSQ, explain
 from transpo.engine.scratch import CTL_NODE_LIMIT
-from transpo.engine.search import negamax
+from transpo.engine.search import _refined_eval, negamax
 from transpo.engine.timeman import Limits
 from transpo.engine.table import (
     BOUND_EXACT,
@@ -414,10 +414,7 @@ def test_bound_logic_in_the_search(bound, tt_score, entry_depth, alpha, beta, cu
         # The entry does not decide the node by its bound. Where the bound says nothing beyond the static
         # evaluation, or at a PV node (which prunes nothing on it), it changes nothing at all; elsewhere the
         # pruning compares the evaluation it refines (search._refined_eval), and the value may differ.
-        says_nothing_more = (bound == BOUND_LOWER and tt_score <= static_eval) or (
-            bound == BOUND_UPPER and tt_score >= static_eval
-        )
-        if beta - alpha > 1 or says_nothing_more:
+        if beta - alpha > 1 or _refined_eval(static_eval, bound, tt_score) == static_eval:
             assert got == baseline  # move 0, and no bound beyond the evaluation: the entry changed nothing
 
 

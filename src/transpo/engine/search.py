@@ -14,11 +14,12 @@ At each node, in order:
    bound allows it (exact; lower >= beta; upper <= alpha) - the pseudocode of
    Eppstein's 1997 lecture (docs/REFERENCES.md) - at non-PV nodes; its move is ordered first in any case, but only
    if it is among the generated legal moves, so a crash cannot play an illegal move;
-3. check extension, reverse futility, null-move pruning and ProbCut, which compare the static
-   evaluation refined by the entry's bound (its score where the bound says the true score lies beyond
-   the evaluation); singular extension of the hash move (the other moves, searched at half depth
-   against a bar below its score, all fail: one ply more for it; one of them reaches a bar at or above
-   beta: the node fails high at once, multi-cut; the entry alone is above beta: one ply less for it);
+3. check extension, reverse futility, null-move pruning and ProbCut; reverse futility, the null
+   move, futility (step 4) and quiescence's stand pat compare the static evaluation refined by the
+   entry's bound (its score where the bound says the true score lies beyond the evaluation);
+   singular extension of the hash move (the other moves, searched at half depth against a bar below
+   its score, all fail: one ply more for it; one of them reaches a bar at or above beta: the node
+   fails high at once, multi-cut; the entry alone is above beta: one ply less for it);
 4. the moves, best-first by :mod:`transpo.engine.ordering`, searched with a null
    window after the first (PVS) and reduced when late and quiet (LMR);
 5. the result is stored with its bound type and, for mates, a node-relative score.
@@ -156,11 +157,10 @@ def _refined_eval(static_eval, bound, score):
     """The static evaluation, or a table entry's score where its bound puts the true score beyond it."""
     if abs(score) >= MATE_BOUND:
         return static_eval
-    if (bound == BOUND_LOWER and score > static_eval) or (bound == BOUND_UPPER and score < static_eval) or (
-        bound == BOUND_EXACT
-    ):
-        return score
-    return static_eval
+    beyond = bound == BOUND_EXACT or (bound == BOUND_LOWER and score > static_eval) or (
+        bound == BOUND_UPPER and score < static_eval
+    )
+    return score if beyond else static_eval
 
 
 @njit(cache=True, inline="always")
@@ -407,17 +407,17 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
     sc.evals[ply] = static_eval
     # What the pruning below compares with beta and alpha: the static evaluation, or the entry's score
     # where its bound says the true score lies beyond the evaluation on that side.
-    eval_ = static_eval if checked else _refined_eval(static_eval, tt_bound, tt_score)
+    pruning_eval = static_eval if checked else _refined_eval(static_eval, tt_bound, tt_score)
     # Improving: better than two plies ago (our previous turn), so cutting and pruning can be bolder.
     improving = not checked and (ply < 2 or static_eval > sc.evals[ply - 2])
     us = state[ST_SIDE]
 
     if not pv_node and not checked and not root and excluded == 0:
         # Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
-        if depth <= RFP_DEPTH and eval_ - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
-            return eval_
+        if depth <= RFP_DEPTH and pruning_eval - RFP_MARGIN * (depth - improving) >= beta and abs(beta) < MATE_BOUND:
+            return pruning_eval
         # Null move: if passing still fails high, the position is good enough to cut.
-        if do_null and depth >= NULL_MIN_DEPTH and eval_ >= beta and has_pieces(state, us):
+        if do_null and depth >= NULL_MIN_DEPTH and pruning_eval >= beta and has_pieces(state, us):
             reduction = 3 + depth // 6
             sc.played[ply] = 0
             make_null(state, pos.keys, pos.undo, pos.zobrist)
@@ -470,7 +470,7 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
     quiet_count = 0
     futile = (
         not pv_node and not checked and depth <= FUTILITY_DEPTH
-        and eval_ + FUTILITY_MARGIN * (depth + 1) <= alpha
+        and pruning_eval + FUTILITY_MARGIN * (depth + 1) <= alpha
     )  # fmt: skip
     prune_late = not pv_node and not checked and depth <= LMP_DEPTH
     late_limit = _late_move_limit(depth, improving)
