@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from transpo.compiling import CORE, ENGINE, PERFT, is_compiled
 
@@ -29,3 +30,20 @@ def test_perft_says_it_compiles_once(tmp_path, monkeypatch):
 def test_an_empty_cache_holds_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert not any(is_compiled(part) for part in (CORE, PERFT, ENGINE))
+
+
+def test_a_version_folder_inherited_from_another_version_gives_a_sibling(tmp_path):
+    # `transpo match` exports its own version's folder; an engine of another checkout started by it
+    # must compile beside it (where its warm-up bench put it), not in a cold folder nested inside.
+    inherited = tmp_path / "transpo-0123456789abcdef"
+    show = "import os, transpo; print(os.environ['NUMBA_CACHE_DIR'])"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(inherited))
+    folder = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, env=env, check=True)
+    ours = Path(folder.stdout.strip())
+    assert ours.parent == tmp_path and ours.name.startswith("transpo-") and ours != inherited
+    env["NUMBA_CACHE_DIR"] = str(ours)  # a child of the same version keeps its parent's folder
+    again = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, env=env, check=True)
+    assert Path(again.stdout.strip()) == ours
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")  # any other folder is the parent
+    plain = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, env=env, check=True)
+    assert Path(plain.stdout.strip()) == tmp_path / "mine" / ours.name

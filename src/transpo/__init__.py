@@ -21,6 +21,9 @@ __version__ = "0.1.0"
 # Modules of engine/ with no compiled code that no compiled function imports or reads:
 # editing them must not throw away the numba cache.
 _PLAIN_ENGINE_MODULES = frozenset({"book.py"})
+# The cache folder of one source version: this prefix and the first digits of the sources' SHA-1.
+_VERSION_PREFIX = "transpo-"
+_VERSION_DIGITS = 16
 
 
 def _use_versioned_numba_cache() -> None:
@@ -30,7 +33,9 @@ def _use_versioned_numba_cache() -> None:
     change in a module whose code it inlined (the search inlines make/unmake)
     would leave stale machine code in ``__pycache__``.  One folder per source
     version makes every change compile afresh.  Must run before numba is
-    imported; a ``NUMBA_CACHE_DIR`` set by the user becomes the parent folder.
+    imported; a ``NUMBA_CACHE_DIR`` set by the user becomes the parent folder, and
+    one that is already a version's folder (inherited from a Transpo process)
+    is replaced by this version's folder beside it.
 
     Only ``core/`` and ``engine/`` are hashed: the UCI front end, the command
     line, ``settings.py`` and the lab hold no compiled code, and no compiled
@@ -46,10 +51,20 @@ def _use_versioned_numba_cache() -> None:
         if path.parent.name == "engine" and path.name in _PLAIN_ENGINE_MODULES:
             continue
         digest.update(path.read_bytes())
-    version = "transpo-" + digest.hexdigest()[:16]
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "transpo", "numba")
-    if Path(base).name != version:  # a child process inherits the parent's versioned folder as it is
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(base, version)
+    version = _VERSION_PREFIX + digest.hexdigest()[:_VERSION_DIGITS]
+    base = Path(os.environ.get("NUMBA_CACHE_DIR") or Path.home() / ".cache" / "transpo" / "numba")
+    if _is_version_folder(base.name):
+        # Inherited from a Transpo parent process: a child of the same version (the UCI engine's
+        # compiler) keeps it; another version (an engine started by `transpo match` from another
+        # checkout) takes a sibling, not a cold folder nested inside it.
+        base = base.parent
+    os.environ["NUMBA_CACHE_DIR"] = str(base / version)
+
+
+def _is_version_folder(name: str) -> bool:
+    """Whether ``name`` is a cache folder that ``_use_versioned_numba_cache`` made (``transpo-`` and 16 hex digits)."""
+    digits = name.removeprefix(_VERSION_PREFIX)
+    return name != digits and len(digits) == _VERSION_DIGITS and all(c in "0123456789abcdef" for c in digits)
 
 
 _use_versioned_numba_cache()
