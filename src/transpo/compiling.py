@@ -36,14 +36,15 @@ class CompiledPart:
     expected_s: float  # cold compile time on the 2-core development machine (see the README)
 
 
-# Cold compile times measured on the 2-core development machine, idle, empty cache (2026-12-02;
-# each includes the core): the core 9.5 s, perft 17 s, the evaluation 35 s, the engine 142 s.
+# Cold compile times measured on the 2-core development machine, idle, empty cache (each includes
+# the core): the core 9.5 s, perft 17 s, the evaluation 35 s (an earlier measurement); the engine 390 s
+# (a cold `transpo bench` on 2026-12-02 with numba 0.68.1: 6 min 37 s; an earlier session measured 142 s).
 CORE = CompiledPart("the core", ("transpo.core.position",), "movegen.generate_moves", 9.5)
 PERFT = CompiledPart("perft", ("transpo.core.position", "transpo.core.perft"), "perft.perft", 17.0)
 EVALUATION = CompiledPart(
     "the evaluation", ("transpo.core.position", "transpo.engine.evaluate"), "evaluate.evaluate_features", 35.0
 )
-ENGINE = CompiledPart("the engine", ("transpo.core.position", "transpo.engine.engine"), "search.negamax", 142.0)
+ENGINE = CompiledPart("the engine", ("transpo.core.position", "transpo.engine.engine"), "search.negamax", 390.0)
 
 
 def cache_folder() -> Path:
