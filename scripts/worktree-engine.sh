@@ -16,11 +16,16 @@ fi
 cache=$dir.nbc
 if grep -q _use_versioned_numba_cache "$dir/src/transpo/__init__.py" 2>/dev/null; then
   cache=${NUMBA_CACHE_DIR:-$HOME/.cache/transpo/numba}
+  # Called from a Transpo process, NUMBA_CACHE_DIR may be that version's own folder: take its parent,
+  # which every version's folder sits in (revisions before cabb969 would nest theirs inside it).
+  [[ $(basename "$cache") =~ ^transpo-[0-9a-f]{16}$ ]] && cache=$(dirname "$cache")
 fi
 module=transpo
 [ -f "$dir/src/transpo/__main__.py" ] || module=transpo.cli  # older revisions: no python -m transpo
 command=(env PYTHONPATH="$dir/src" NUMBA_CACHE_DIR="$cache" "$(command -v python3)" -m "$module")
 # Compile (once) before any game: on a cold cache the UCI engine answers with its small pure-Python
 # search until its compile finishes, and on a loaded machine that took minutes of games.
-"${command[@]}" bench --depth 1 >/dev/null 2>&1 || echo "warning: a warm-up bench of $rev failed" >&2
+# TRANSPO_WARMUP replaces the warm-up command (the tests use "perft 1": the core, not minutes of search).
+read -r -a warmup <<< "${TRANSPO_WARMUP:-bench --depth 1}"
+"${command[@]}" "${warmup[@]}" >/dev/null 2>&1 || echo "warning: a warm-up ${warmup[*]} of $rev failed" >&2
 printf '%s\n' "${command[*]}"

@@ -211,13 +211,17 @@ def test_worktree_engine_script_runs_another_revision(tmp_path):
     """scripts/worktree-engine.sh REV: a worktree of REV and the command that runs it (here: this checkout's HEAD)."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    env = {**_env(), "TRANSPO_WORKTREES": str(tmp_path)}
-    # The first call also compiles that worktree's engine (its warm-up bench): minutes on a loaded machine.
+    # The first call also compiles that worktree (its warm-up): "perft 1" compiles the core in seconds,
+    # where the default "bench --depth 1" compiles the whole engine, minutes.
+    env = {**_env(), "TRANSPO_WORKTREES": str(tmp_path), "TRANSPO_WARMUP": "perft 1"}
+    # As exported by a Transpo process (transpo match): a version's own folder, whose parent the command must name.
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba" / "transpo-0123456789abcdef")
     made = subprocess.run(["bash", str(ROOT / "scripts" / "worktree-engine.sh"), "HEAD"], capture_output=True,
                           text=True, env=env, timeout=600, check=False)  # fmt: skip
     assert made.returncode == 0 and "warning" not in made.stderr, made.stderr
     command = made.stdout.strip()
-    assert command.startswith(f"env PYTHONPATH={tmp_path}/transpo-rev-") and "NUMBA_CACHE_DIR=" in command
+    assert command.startswith(f"env PYTHONPATH={tmp_path}/transpo-rev-")
+    assert f"NUMBA_CACHE_DIR={tmp_path / 'numba'} " in command
     try:
         answer = subprocess.run(
             command.split(), input="uci\nquit\n", capture_output=True, text=True, timeout=60, check=False
