@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +22,8 @@ __version__ = "0.1.0"
 # Modules of engine/ with no compiled code that no compiled function imports or reads:
 # editing them must not throw away the numba cache.
 _PLAIN_ENGINE_MODULES = frozenset({"book.py"})
-# The cache folder of one source version: this prefix and the first digits of the sources' SHA-1.
-_VERSION_PREFIX = "transpo-"
-_VERSION_DIGITS = 16
+# The cache folder of one source version: "transpo-" and the first 16 hex digits of the sources' SHA-1.
+_VERSION_FOLDER = re.compile(r"transpo-[0-9a-f]{16}")
 
 
 def _use_versioned_numba_cache() -> None:
@@ -51,20 +51,14 @@ def _use_versioned_numba_cache() -> None:
         if path.parent.name == "engine" and path.name in _PLAIN_ENGINE_MODULES:
             continue
         digest.update(path.read_bytes())
-    version = _VERSION_PREFIX + digest.hexdigest()[:_VERSION_DIGITS]
+    version = "transpo-" + digest.hexdigest()[:16]
     base = Path(os.environ.get("NUMBA_CACHE_DIR") or Path.home() / ".cache" / "transpo" / "numba")
-    if _is_version_folder(base.name):
+    if _VERSION_FOLDER.fullmatch(base.name):
         # Inherited from a Transpo parent process: a child of the same version (the UCI engine's
         # compiler) keeps it; another version (an engine started by `transpo match` from another
         # checkout) takes a sibling, not a cold folder nested inside it.
         base = base.parent
     os.environ["NUMBA_CACHE_DIR"] = str(base / version)
-
-
-def _is_version_folder(name: str) -> bool:
-    """Whether ``name`` is a cache folder that ``_use_versioned_numba_cache`` made (``transpo-`` and 16 hex digits)."""
-    digits = name.removeprefix(_VERSION_PREFIX)
-    return name != digits and len(digits) == _VERSION_DIGITS and all(c in "0123456789abcdef" for c in digits)
 
 
 _use_versioned_numba_cache()
