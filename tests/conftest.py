@@ -13,12 +13,26 @@ from pathlib import Path
 
 import chess
 import numpy as np
+import pytest
 
 from transpo.core.board import ST_PLY
 
 DATA_DIR = Path(__file__).parent / "data"
 SUITE_EPD = DATA_DIR / "perftsuite.epd"
 CPW_EPD = DATA_DIR / "perft_cpw6.epd"
+
+@pytest.fixture(scope="session")
+def shared_numba_cache(tmp_path_factory) -> Path:
+    """A numba cache folder that starts empty and is shared by the tests that need a cold compile.
+
+    The whole engine takes minutes to compile cold, so the session pays for it once: the UCI
+    cold-start test (``test_uci_coldstart.py``, collected first) starts its engine on the empty
+    folder, and the engine's compile child fills it; the warm-cache test (``test_warm_cache.py``)
+    then runs its script in processes that load what that other process wrote.  A test that needs
+    the folder empty and finds it filled takes a fresh folder of its own instead.
+    """
+    return tmp_path_factory.mktemp("shared_numba_cache")
+
 
 _DEPTH = re.compile(r"^D(\d+)\s+(\d+)$")
 

@@ -1,8 +1,10 @@
 """A first start with an empty numba cache: the UCI engine answers at once while it compiles.
 
-Each test starts ``python -m transpo`` with its own empty ``NUMBA_CACHE_DIR``, as a
+Each test starts ``python -m transpo`` with an empty ``NUMBA_CACHE_DIR``, as a
 GUI meets a fresh install: the engine compiles in a child process and, until it is
 ready, answers a ``go`` with a clock (or a movetime) by the quick search, in time.
+The test that waits for the whole compile does it in the session's shared folder,
+which the warm-cache test then loads (one cold compile of the engine per session).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -19,14 +22,15 @@ PRE_READY_ANSWER_S = 1.5  # a 10 s + 0.1 s clock gives about 0.35 s; the margin 
 COMPILE_WAIT_S = 1200  # the whole cold compile (about 390 s idle with numba 0.68.1) with room for a loaded CI
 
 
-def _cold_env(tmp_path) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+def _cold_env(folder: Path) -> dict:
+    assert not folder.exists() or not any(folder.iterdir())
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(folder))
     env.pop("NUMBA_DISABLE_JIT", None)
     return env
 
 
 def test_first_move_under_a_clock_through_python_chess_is_in_time(tmp_path):
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "transpo"], env=_cold_env(tmp_path))
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "transpo"], env=_cold_env(tmp_path / "numba"))
     try:
         board = chess.Board()
         limit = chess.engine.Limit(white_clock=10, black_clock=10, white_inc=0.1, black_inc=0.1)
@@ -46,8 +50,9 @@ def _bestmove(lines: list[str]) -> str:
     return lines[-1].split()[1]
 
 
-def test_positions_before_the_engine_is_ready_behave_as_after(tmp_path):
-    engine = UciPipe(_cold_env(tmp_path))
+def test_positions_before_the_engine_is_ready_behave_as_after(shared_numba_cache, tmp_path):
+    cold = shared_numba_cache if not any(shared_numba_cache.iterdir()) else tmp_path / "numba"
+    engine = UciPipe(_cold_env(cold))
     try:
         engine.send("uci")
         engine.until("uciok", 10)
