@@ -93,7 +93,10 @@ def lost(game: dict, engine_name: str) -> bool:
 
 
 def phase_band(phase: int) -> str:
-    return "opening and middlegame (phase 16-24)" if phase >= 16 else "middlegame (8-15)" if phase >= 8 else "endgame (0-7)"
+    """The row of the phase table a move goes into."""
+    if phase >= 16:
+        return "opening and middlegame (phase 16-24)"
+    return "middlegame (8-15)" if phase >= 8 else "endgame (0-7)"
 
 
 def print_tables(moves: list[JudgedMove], from_cp: int) -> None:
