@@ -43,7 +43,7 @@ class JudgedMove:
     game: int
     ply: int  # plies after the opening
     san: str
-    kind: str  # "pawn", "N", "B", "R", "Q", "K" or "castle", "+x" for a capture
+    kind: str  # "pawn", "N", "B", "R", "Q", "K" or "castle"; "x" appended for a capture ("Nx")
     phase: int  # 24 = all pieces on, 0 = pawns and kings
     before: int
     after: int

@@ -21,6 +21,7 @@ DATA_DIR = Path(__file__).parent / "data"
 SUITE_EPD = DATA_DIR / "perftsuite.epd"
 CPW_EPD = DATA_DIR / "perft_cpw6.epd"
 
+
 @pytest.fixture(scope="session")
 def shared_numba_cache(tmp_path_factory) -> Path:
     """A numba cache folder that starts empty and is shared by the tests that need a cold compile.

@@ -87,6 +87,9 @@ def cache_env(shared_numba_cache) -> dict:
 
 def test_second_process_runs_from_warm_cache(cache_env):
     cache = cache_env["NUMBA_CACHE_DIR"]
+    # No process has compiled perft into the folder yet (the UCI engine compiles the search only),
+    # so the first run writes at least that part and the second loads it from another process.
+    assert not any("perft" in f for _, _, files in os.walk(cache) for f in files), os.listdir(cache)
     first = _check(_run(cache_env, ["-c", SCRIPT]), "first")
     index_files = [f for _, _, files in os.walk(cache) for f in files if f.endswith(".nbi")]
     assert any("perft" in f for f in index_files), index_files
