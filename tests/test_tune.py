@@ -115,6 +115,27 @@ def test_l2_holds_the_weights_near_their_start():
     assert tune.loss(data, held, 1.0) < tune.loss(data, start, 1.0)
 
 
+def test_keep_material_moves_values_between_squares_never_a_pieces_mean():
+    """--keep-material: the same pull with piece values shifted by 40 cp in the target; the fitted tables still
+    lower the loss, and each piece's mean over its squares (pawns: ranks 2-7) stays the start's."""
+    rng = np.random.default_rng(6)
+    target_psq = START.psq + rng.normal(0.0, 20.0, START.psq.shape) + 40.0
+    target = tune.Params(START.weights, target_psq)
+    data = dataclasses.replace(DATA, results=tune.win_probability(tune.white_scores(DATA, target), 1.0))
+    fitted = tune.fit_params(data, START, 1.0, epochs=100, lr=2.0, material_fixed=True)
+    assert tune.loss(data, fitted, 1.0) < tune.loss(data, START, 1.0)
+    live = tune.live_squares()
+    for phase in range(2):
+        for ptype in range(6):
+            squares = live[ptype]
+            assert fitted.psq[phase, ptype, squares].mean() == pytest.approx(START.psq[phase, ptype, squares].mean())
+    assert np.abs(fitted.psq - START.psq).max() > 5.0  # the squares did move
+    free = tune.fit_params(data, START, 1.0, epochs=100, lr=2.0)
+    shifts = [abs(free.psq[phase, ptype, live[ptype]].mean() - START.psq[phase, ptype, live[ptype]].mean())
+              for phase in range(2) for ptype in range(6)]  # fmt: skip
+    assert sum(shifts) > 10.0  # without it the pieces' worth follows the target's +40
+
+
 def test_gradient_matches_finite_differences():
     params = tune.Params(START.weights.copy(), START.psq.copy())
     data = dataclasses.replace(DATA, results=(np.arange(len(DATA)) % 3) / 2.0)
@@ -209,6 +230,7 @@ def test_psq_section_round_trip_gives_the_pesto_table():
         (["tune", "positions", "missing.pgn", "--out", "x.epd"], "error: no PGN file missing.pgn"),
         (["tune", "fit", "missing.epd", "--out", "w.json"], "error: no EPD file missing.epd"),
         (["tune", "fit", "{epd}", "--out", "w.json", "--validation", "1.5"], "error: --validation must be"),
+        (["tune", "fit", "{epd}", "--out", "w.json", "--keep-material"], "--keep-material needs --psq"),
         (["tune", "fit", "{bad}", "--out", "w.json"], "bad.epd:2: no label"),
         (["tune", "score", "{epd}", "--out", "s.epd", "--depth", "3", "--nodes", "9"], "not both"),
         (["tune", "score", "{epd}", "--out", "s.epd", "--depth", "0"], "must be >= 1"),

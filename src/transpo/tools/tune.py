@@ -478,14 +478,37 @@ def gradients(data: FitData, params: Params, k: float) -> list[np.ndarray]:
     return grads
 
 
+def live_squares() -> np.ndarray:
+    """bool[6, 64]: the squares a piece type can stand on (pawns never on the first or last rank)."""
+    live = np.ones((6, 64), dtype=bool)
+    live[0, :8] = live[0, 56:] = False
+    return live
+
+
+def keep_material(psq: np.ndarray, start: np.ndarray) -> None:
+    """Shift each piece type's values (per phase) so their mean over its squares is the start's again.
+
+    The search's margins (futility, delta, SEE's piece values) are set on the
+    material scale of the starting tables: ``--keep-material`` lets the fit move
+    values between squares, never a piece's worth.
+    """
+    live = live_squares()
+    for phase in range(2):
+        for ptype in range(6):
+            squares = live[ptype]
+            psq[phase, ptype, squares] += start[phase, ptype, squares].mean() - psq[phase, ptype, squares].mean()
+
+
 def fit_params(
     data: FitData, start: Params, k: float, epochs: int, lr: float,
-    on_epoch: Callable[[int, Params], None] | None = None, l2: float = 0.0,
+    on_epoch: Callable[[int, Params], None] | None = None, l2: float = 0.0, material_fixed: bool = False,
 ) -> Params:  # fmt: skip
     """``start`` moved by ``epochs`` full-batch Adam steps on Texel's loss with ``K`` fixed (unrounded).
 
     ``l2`` adds ``l2 * sum(((w - w_start) / PRIOR_CP) ** 2)`` to the loss: a pull back to the
     starting values, so that a few thousand correlated games cannot drag a rare term anywhere.
+    ``material_fixed`` (with piece-square values) projects every step back onto tables whose
+    per-piece means are the start's (:func:`keep_material`).
     """
     params = Params(start.weights.astype(np.float64), None if start.psq is None else start.psq.astype(np.float64))
     arrays = params.arrays()
@@ -502,6 +525,8 @@ def fit_params(
             v *= beta2
             v += (1 - beta2) * grad * grad
             array -= step * (m / (1 - beta1**epoch)) / (np.sqrt(v / (1 - beta2**epoch)) + ADAM_EPS)
+        if material_fixed and params.psq is not None:
+            keep_material(params.psq, start.psq)
         if on_epoch is not None:
             on_epoch(epoch, params)
     return params
@@ -535,10 +560,14 @@ class FitReport:
     command: str
     checkpoints: list[tuple[int, float, float]] = field(default_factory=list)
     l2: float = 0.0
+    material_fixed: bool = False
 
     def how_made(self) -> str:
         """One paragraph: data, K, losses, epochs, date, command."""
-        refit = "term weights and piece-square values (material included)" if self.psq else "term weights"
+        refit = "term weights"
+        if self.psq:
+            material = "each piece's mean value kept" if self.material_fixed else "material included"
+            refit = f"term weights and piece-square values ({material})"
         return (
             f"Texel fit (transpo tune fit) of the {refit} on {', '.join(self.files)}: {self.positions} quiet positions "
             f"({self.fixed} fixed draws left out), {self.train} for training and {self.validation} held out for "
@@ -580,6 +609,8 @@ def _check_fit_args(args: argparse.Namespace) -> None:
         raise ValueError("--lr must be > 0")
     if not args.l2 >= 0:
         raise ValueError("--l2 must be >= 0")
+    if args.keep_material and not args.psq:
+        raise ValueError("--keep-material needs --psq (without it no piece value moves)")
     if not 0 < args.validation < 1:
         raise ValueError("--validation must be a fraction between 0 and 1 (exclusive)")
     _check_output(args.out)
@@ -590,7 +621,7 @@ def _fit_command(args: argparse.Namespace) -> str:
     words = ["transpo", "tune", "fit", *args.epd, "--out", args.out, "--epochs", str(args.epochs), "--lr",
              f"{args.lr:g}", "--validation", f"{args.validation:g}", "--seed", str(args.seed),
              "--l2", f"{args.l2:g}"]  # fmt: skip
-    return shlex.join(words + (["--psq"] if args.psq else []))
+    return shlex.join(words + (["--psq"] if args.psq else []) + (["--keep-material"] if args.keep_material else []))
 
 
 def run_fit(args: argparse.Namespace) -> FitReport:
@@ -608,7 +639,7 @@ def run_fit(args: argparse.Namespace) -> FitReport:
     k = fit_k(white_scores(train, start), train.results)
     report = FitReport(list(args.epd), len(data), int((~keep).sum()), len(train), len(valid), k,
                        (loss(train, start, k), loss(valid, start, k)), (0.0, 0.0), args.epochs, args.lr, args.psq,
-                       _fit_command(args), l2=args.l2)  # fmt: skip
+                       _fit_command(args), l2=args.l2, material_fixed=args.keep_material)  # fmt: skip
     held_groups = len({group for group, h in zip(groups, held) if h})
     console.print(f"{report.positions} positions ({report.fixed} fixed draws left out): {report.train} train, "
                   f"{report.validation} validation ({held_groups} of {len(set(groups))} groups held out)")  # fmt: skip
@@ -632,7 +663,7 @@ def _fit_with_progress(train: FitData, valid: FitData, start: Params, k: float, 
             if epoch % every == 0 or epoch == report.epochs:
                 report.checkpoints.append((epoch, loss(train, params, k), loss(valid, params, k)))
 
-        return fit_params(train, start, k, report.epochs, report.lr, on_epoch, report.l2)
+        return fit_params(train, start, k, report.epochs, report.lr, on_epoch, report.l2, report.material_fixed)
 
 
 def _print_fit(console: Console, report: FitReport, start: Params, fitted: Params, top: int = 12) -> None:
