@@ -116,24 +116,32 @@ def test_l2_holds_the_weights_near_their_start():
 
 
 def test_keep_material_moves_values_between_squares_never_a_pieces_mean():
-    """--keep-material: the same pull with piece values shifted by 40 cp in the target; the fitted tables still
-    lower the loss, and each piece's mean over its squares (pawns: ranks 2-7) stays the start's."""
+    """--keep-material: the same pull with knight and bishop values moved in the target; the fitted tables still
+    lower the loss, and each piece's mean where the positions' pieces stand (per half) stays the start's."""
     rng = np.random.default_rng(6)
-    target_psq = START.psq + rng.normal(0.0, 20.0, START.psq.shape) + 40.0
+    target_psq = START.psq + rng.normal(0.0, 20.0, START.psq.shape)
+    target_psq[:, 1] += 60.0  # knights worth more, bishops less: a material change only imbalances show
+    target_psq[:, 2] -= 60.0
     target = tune.Params(START.weights, target_psq)
     data = dataclasses.replace(DATA, results=tune.win_probability(tune.white_scores(DATA, target), 1.0))
+    occupancy = tune.piece_occupancy(data)
     fitted = tune.fit_params(data, START, 1.0, epochs=100, lr=2.0, material_fixed=True)
     assert tune.loss(data, fitted, 1.0) < tune.loss(data, START, 1.0)
-    live = tune.live_squares()
-    for phase in range(2):
-        for ptype in range(6):
-            squares = live[ptype]
-            assert fitted.psq[phase, ptype, squares].mean() == pytest.approx(START.psq[phase, ptype, squares].mean())
+    np.testing.assert_allclose(tune.piece_values(fitted.psq, occupancy), tune.piece_values(START.psq, occupancy))
     assert np.abs(fitted.psq - START.psq).max() > 5.0  # the squares did move
     free = tune.fit_params(data, START, 1.0, epochs=100, lr=2.0)
-    shifts = [abs(free.psq[phase, ptype, live[ptype]].mean() - START.psq[phase, ptype, live[ptype]].mean())
-              for phase in range(2) for ptype in range(6)]  # fmt: skip
-    assert sum(shifts) > 10.0  # without it the pieces' worth follows the target's +40
+    shifts = tune.piece_values(free.psq, occupancy) - tune.piece_values(START.psq, occupancy)
+    assert np.abs(shifts).sum() > 10.0  # without it the pieces' worth moves towards the target's
+
+
+def test_piece_occupancy_counts_each_piece_by_its_positions_phase_shares():
+    occupancy = tune.piece_occupancy(DATA)
+    per_position = (DATA.signs != 0).sum(1)
+    assert occupancy[0].sum() == pytest.approx(per_position @ DATA.mg_share)
+    assert occupancy[1].sum() == pytest.approx(per_position @ DATA.eg_share)
+    assert per_position.min() >= 2 and occupancy.min() >= 0
+    kings = occupancy[:, 5].sum(1)  # two kings in every position
+    np.testing.assert_allclose(kings, [2 * DATA.mg_share.sum(), 2 * DATA.eg_share.sum()])
 
 
 def test_gradient_matches_finite_differences():

@@ -478,25 +478,34 @@ def gradients(data: FitData, params: Params, k: float) -> list[np.ndarray]:
     return grads
 
 
-def live_squares() -> np.ndarray:
-    """bool[6, 64]: the squares a piece type can stand on (pawns never on the first or last rank)."""
-    live = np.ones((6, 64), dtype=bool)
-    live[0, :8] = live[0, 56:] = False
-    return live
+def piece_occupancy(data: FitData) -> np.ndarray:
+    """float64[2, 6, 64]: how much each (piece type, own square) weighs in the positions' mg and eg halves.
+
+    A piece on a square, either colour, counts its position's middlegame share in
+    the first half and its endgame share in the second: what a piece is worth *on
+    average in these positions* is the mean of its values under these weights.
+    """
+    present = np.abs(data.signs)
+    halves = [np.bincount(data.pieces.ravel(), (present * share[:, None]).ravel(), minlength=6 * 64)
+              for share in (data.mg_share, data.eg_share)]  # fmt: skip
+    return np.stack(halves).reshape(2, 6, 64)
 
 
-def keep_material(psq: np.ndarray, start: np.ndarray) -> None:
-    """Shift each piece type's values (per phase) so their mean over its squares is the start's again.
+def piece_values(psq: np.ndarray, occupancy: np.ndarray) -> np.ndarray:
+    """float64[2, 6]: each piece's mean piece-square value per half, weighted by ``occupancy`` (its worth)."""
+    return (psq * occupancy).sum(2) / np.maximum(occupancy.sum(2), 1e-12)
+
+
+def keep_material(psq: np.ndarray, start: np.ndarray, occupancy: np.ndarray) -> None:
+    """Shift each piece type's values (per half) so its occupancy-weighted mean is the start's again.
 
     The search's margins (futility, delta, SEE's piece values) are set on the
     material scale of the starting tables: ``--keep-material`` lets the fit move
-    values between squares, never a piece's worth.
+    values between squares, never what a piece is worth where pieces stand.  (An
+    unweighted mean would not do: raising the rare seventh-rank pawn squares would
+    lower every common pawn square to pay for it.)
     """
-    live = live_squares()
-    for phase in range(2):
-        for ptype in range(6):
-            squares = live[ptype]
-            psq[phase, ptype, squares] += start[phase, ptype, squares].mean() - psq[phase, ptype, squares].mean()
+    psq += (piece_values(start, occupancy) - piece_values(psq, occupancy))[:, :, None]
 
 
 def fit_params(
@@ -508,7 +517,7 @@ def fit_params(
     ``l2`` adds ``l2 * sum(((w - w_start) / PRIOR_CP) ** 2)`` to the loss: a pull back to the
     starting values, so that a few thousand correlated games cannot drag a rare term anywhere.
     ``material_fixed`` (with piece-square values) projects every step back onto tables whose
-    per-piece means are the start's (:func:`keep_material`).
+    per-piece means are the start's (:func:`keep_material`, weighted by where ``data``'s pieces stand).
     """
     params = Params(start.weights.astype(np.float64), None if start.psq is None else start.psq.astype(np.float64))
     arrays = params.arrays()
@@ -516,6 +525,7 @@ def fit_params(
     first = [np.zeros_like(a) for a in arrays]
     second = [np.zeros_like(a) for a in arrays]
     beta1, beta2 = ADAM_BETAS
+    occupancy = piece_occupancy(data) if material_fixed and params.psq is not None else None
     for epoch in range(1, epochs + 1):
         step = lr * (1.0 - (1.0 - FINAL_LR_SHARE) * (epoch - 1) / max(epochs - 1, 1))
         for array, grad, m, v, anchor in zip(arrays, gradients(data, params, k), first, second, anchors):
@@ -525,8 +535,8 @@ def fit_params(
             v *= beta2
             v += (1 - beta2) * grad * grad
             array -= step * (m / (1 - beta1**epoch)) / (np.sqrt(v / (1 - beta2**epoch)) + ADAM_EPS)
-        if material_fixed and params.psq is not None:
-            keep_material(params.psq, start.psq)
+        if occupancy is not None:
+            keep_material(params.psq, start.psq, occupancy)
         if on_epoch is not None:
             on_epoch(epoch, params)
     return params
@@ -646,7 +656,7 @@ def run_fit(args: argparse.Namespace) -> FitReport:
     console.print(f"K = {k:.4f} (fitted on the training positions with the starting weights)")
     fitted = _fit_with_progress(train, valid, start, k, report).rounded()
     report.after = (loss(train, fitted, k), loss(valid, fitted, k))
-    _print_fit(console, report, start, fitted)
+    _print_fit(console, report, start, fitted, train)
     write_weights(args.out, fitted, carried_psq, report.how_made())
     console.print(f"weights written to {args.out}")
     return report
@@ -666,7 +676,8 @@ def _fit_with_progress(train: FitData, valid: FitData, start: Params, k: float, 
         return fit_params(train, start, k, report.epochs, report.lr, on_epoch, report.l2, report.material_fixed)
 
 
-def _print_fit(console: Console, report: FitReport, start: Params, fitted: Params, top: int = 12) -> None:
+def _print_fit(console: Console, report: FitReport, start: Params, fitted: Params, train: FitData,
+               top: int = 12) -> None:  # fmt: skip
     """The loss table, the losses by epoch, the biggest weight changes (and piece values with ``--psq``)."""
     losses = Table(title="Texel loss (mean squared error)")
     for name in ("positions", "count", "before", "after (rounded weights)", "change"):
@@ -683,7 +694,7 @@ def _print_fit(console: Console, report: FitReport, start: Params, fitted: Param
     console.print(by_epoch)
     console.print(_changes_table(start.weights, fitted.weights, top))
     if fitted.psq is not None and start.psq is not None:
-        console.print(_piece_value_table(start.psq, fitted.psq))
+        console.print(_piece_value_table(start.psq, fitted.psq, piece_occupancy(train)))
 
 
 def _changes_table(before: np.ndarray, after: np.ndarray, top: int) -> Table:
@@ -700,16 +711,15 @@ def _changes_table(before: np.ndarray, after: np.ndarray, top: int) -> Table:
     return table
 
 
-def _piece_value_table(before: np.ndarray, after: np.ndarray) -> Table:
-    """Each piece's mean piece-square value (its material, in effect) before and after a ``--psq`` fit."""
+def _piece_value_table(before: np.ndarray, after: np.ndarray, occupancy: np.ndarray) -> Table:
+    """Each piece's mean piece-square value where the training positions' pieces stand (its material, in
+    effect) before and after a ``--psq`` fit."""
     from transpo.engine.pesto import PIECE_NAMES
 
-    # Pawns never stand on the first or last rank: those squares would drag the mean towards 0.
-    squares = [np.arange(8, 56) if name == "pawn" else np.arange(64) for name in PIECE_NAMES]
-    table = Table(title="Piece values (mean over the squares a piece can stand on)")
+    table = Table(title="Piece values (mean over the squares the training positions' pieces stand on)")
     for name in ("piece", "mg before", "mg after", "eg before", "eg after"):
         table.add_column(name, justify="right")
+    old, new = piece_values(before, occupancy), piece_values(after, occupancy)
     for ptype, name in enumerate(PIECE_NAMES):
-        cells = (values[half, ptype, squares[ptype]].mean() for half in (0, 1) for values in (before, after))
-        table.add_row(name, *(f"{v:.0f}" for v in cells))
+        table.add_row(name, *(f"{v:.0f}" for v in (old[0, ptype], new[0, ptype], old[1, ptype], new[1, ptype])))
     return table
