@@ -676,7 +676,7 @@ def _fit_with_progress(train: FitData, valid: FitData, start: Params, k: float, 
         return fit_params(train, start, k, report.epochs, report.lr, on_epoch, report.l2, report.material_fixed)
 
 
-def _print_fit(console: Console, report: FitReport, start: Params, fitted: Params, train: FitData,
+def _print_fit(console: Console, report: FitReport, start: Params, fitted: Params, positions: FitData,
                top: int = 12) -> None:  # fmt: skip
     """The loss table, the losses by epoch, the biggest weight changes (and piece values with ``--psq``)."""
     losses = Table(title="Texel loss (mean squared error)")
@@ -694,7 +694,7 @@ def _print_fit(console: Console, report: FitReport, start: Params, fitted: Param
     console.print(by_epoch)
     console.print(_changes_table(start.weights, fitted.weights, top))
     if fitted.psq is not None and start.psq is not None:
-        console.print(_piece_value_table(start.psq, fitted.psq, piece_occupancy(train)))
+        console.print(_piece_value_table(start.psq, fitted.psq, piece_occupancy(positions)))
 
 
 def _changes_table(before: np.ndarray, after: np.ndarray, top: int) -> Table:
