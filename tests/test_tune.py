@@ -129,6 +129,8 @@ def test_keep_material_moves_values_between_squares_never_a_pieces_mean():
     assert tune.loss(data, fitted, 1.0) < tune.loss(data, START, 1.0)
     np.testing.assert_allclose(tune.piece_values(fitted.psq, occupancy), tune.piece_values(START.psq, occupancy))
     assert np.abs(fitted.psq - START.psq).max() > 5.0  # the squares did move
+    np.testing.assert_array_equal(fitted.psq[:, 0, :8], START.psq[:, 0, :8])  # no pawn on the first rank
+    np.testing.assert_array_equal(fitted.psq[:, 0, 56:], START.psq[:, 0, 56:])  # nor on the last
     free = tune.fit_params(data, START, 1.0, epochs=100, lr=2.0)
     shifts = tune.piece_values(free.psq, occupancy) - tune.piece_values(START.psq, occupancy)
     assert np.abs(shifts).sum() > 10.0  # without it the pieces' worth moves towards the target's

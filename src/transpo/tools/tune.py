@@ -505,7 +505,12 @@ def keep_material(psq: np.ndarray, start: np.ndarray, occupancy: np.ndarray) -> 
     unweighted mean would not do: raising the rare seventh-rank pawn squares would
     lower every common pawn square to pay for it.)
     """
-    psq += (piece_values(start, occupancy) - piece_values(psq, occupancy))[:, :, None]
+    shift = piece_values(start, occupancy) - piece_values(psq, occupancy)
+    psq += np.where(PAWN_RANKS_1_8[None], 0.0, shift[:, :, None])  # no pawn stands there: those values stay
+
+
+PAWN_RANKS_1_8 = np.zeros((6, 64), dtype=bool)  # [piece type, own square]: squares no pawn can stand on
+PAWN_RANKS_1_8[0, :8] = PAWN_RANKS_1_8[0, 56:] = True
 
 
 def fit_params(
