@@ -89,7 +89,8 @@ def _add_tune_parser(sub) -> None:
     fit.add_argument("--out", required=True, metavar="WEIGHTS.json", help="write the fitted weights here")
     fit.add_argument("--psq", action="store_true", help="refit the piece-square values (material included) too")
     fit.add_argument("--keep-material", action="store_true",
-                     help="with --psq: keep each piece's mean value (the search's margins are set on it)")  # fmt: skip
+                     help="with --psq: keep each piece's mean value where the positions' pieces stand "
+                          "(the search's margins are set on it)")  # fmt: skip
     fit.add_argument("--epochs", type=int, default=1000, help="full-batch Adam steps (default 1000)")
     fit.add_argument("--lr", type=float, default=1.0, metavar="X", help="Adam step in centipawns (default 1)")
     fit.add_argument("--validation", type=float, default=0.1, metavar="F",

@@ -78,6 +78,8 @@ ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-12  # the gradients of a mean squared probability error are tiny: 1e-8 would damp rare terms
 PRIOR_CP = 100.0  # --l2: a weight this many centipawns from its start costs l2 in the loss
 FINAL_LR_SHARE = 0.1  # the step shrinks linearly to this share of --lr, so the weights settle instead of jittering
+PAWN_RANKS_1_8 = np.zeros((6, 64), dtype=bool)  # --keep-material: [piece type, own square] no pawn stands on
+PAWN_RANKS_1_8[0, :8] = PAWN_RANKS_1_8[0, 56:] = True
 
 
 # --- step 1: quiet positions from games -----------------------------------------------------
@@ -507,10 +509,6 @@ def keep_material(psq: np.ndarray, start: np.ndarray, occupancy: np.ndarray) -> 
     """
     shift = piece_values(start, occupancy) - piece_values(psq, occupancy)
     psq += np.where(PAWN_RANKS_1_8[None], 0.0, shift[:, :, None])  # no pawn stands there: those values stay
-
-
-PAWN_RANKS_1_8 = np.zeros((6, 64), dtype=bool)  # [piece type, own square]: squares no pawn can stand on
-PAWN_RANKS_1_8[0, :8] = PAWN_RANKS_1_8[0, 56:] = True
 
 
 def fit_params(
