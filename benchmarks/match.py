@@ -11,6 +11,10 @@ pairs, the shipped openings, forfeits, Elo, pentanomial, SPRT, PGN and JSON) is
 
     python benchmarks/match.py --opponent sunfish --games 40 --tc 10+0.1 --pgn sunfish.pgn
     python benchmarks/match.py --opponent stockfish --sf-elo 1500 --games 20 --tc 5+0.05 --json sf.json
+    python benchmarks/match.py --opponent stockfish --sf-elo 2400 --threads 2 --concurrency 1 --games 100
+
+``--threads`` gives both Transpo and Stockfish that many search threads (Stockfish's
+other settings stay as below); sunfish and GNU Chess search with one whatever it says.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ def opponent(args: argparse.Namespace) -> tuple[str, str, list[str]]:
         return "GNUChess", f"{shutil.which('gnuchess') or '/usr/games/gnuchess'} --uci", []
     # Stockfish's default Move Overhead (10 ms) lost 12 of 100 games on time at 10+0.1 on the loaded
     # 2-core machine (docs/STRENGTH.md); Transpo keeps 50 ms back by default
-    options = ["Threads=1", "Hash=16", "Move Overhead=100"]
+    options = [f"Threads={args.threads}", "Hash=16", "Move Overhead=100"]
     if args.sf_skill is not None:
         name, options = f"Stockfish-skill{args.sf_skill}", [*options, f"Skill Level={args.sf_skill}"]
     else:
@@ -50,10 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine-cmd", default=f"{sys.executable} -m transpo", help="our engine's command line")
     parser.add_argument("--sf-elo", type=int, default=1350, help="stockfish UCI_Elo (default 1350, its minimum)")
     parser.add_argument("--sf-skill", type=int, help="stockfish Skill Level 0-20 instead of UCI_Elo")
+    parser.add_argument(
+        "--threads", type=int, default=1,
+        help="search threads of Transpo and of Stockfish (default 1; with 2 on a 2-core machine, play one game at a time)",
+    )  # fmt: skip
     args, rest = parser.parse_known_args(argv)
     name, command, options = opponent(args)
     argv_out = ["match", "--engine", f"{OURS}={args.engine_cmd}", "--engine", f"{name}={command}",
-                "--option", f"{OURS}:Hash={args.hash}", "--games", str(args.games), "--tc", args.tc]  # fmt: skip
+                "--option", f"{OURS}:Hash={args.hash}", "--option", f"{OURS}:Threads={args.threads}",
+                "--games", str(args.games), "--tc", args.tc]  # fmt: skip
     for option in options:
         argv_out += ["--option", f"{name}:{option}"]
     print("transpo " + " ".join(shlex.quote(a) for a in argv_out + rest), file=sys.stderr)
