@@ -98,8 +98,9 @@ def _lmr_table() -> np.ndarray:
     """LMR_REDUCTION[depth, moves_searched]: plies to reduce a late quiet move.
 
     0.5 + ln(depth) ln(moves) / 2.5 reduces a little less than the common 0.75 + ... / 2.25,
-    which cost this engine about 35 Elo in self-play (docs/STRENGTH.md); reducing more
-    (losing captures too, or a ply more after a capturing hash move) lost there as well.
+    which cost this engine about 35 Elo in self-play (docs/STRENGTH.md).  Reducing less
+    again (0.25 + ... / 2.75) gained nothing there, nor did reducing losing captures;
+    a ply more after a capturing hash move lost.
     """
     table = np.zeros((64, 64), dtype=np.int64)
     for d in range(1, 64):
