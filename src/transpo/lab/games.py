@@ -287,7 +287,10 @@ def plot_games(report: Report, path: str) -> None:
     ax.set_xlabel("signature bits compared by a probe (the reference compares 64)")
     ax.set_ylabel("Elo against the 64-bit reference")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    else:  # every variant won or lost every game (or none was played): no finite Elo to draw
+        ax.text(0.5, 0.5, "no variant has a finite Elo estimate", transform=ax.transAxes, ha="center", va="center")
     cfg = report["config"]
     fig.suptitle(f"Game results: {cfg['games']} games per variant at {cfg['tc']}, {cfg['hash_mb']} MB table")
     save_figure(fig, path)
