@@ -190,6 +190,45 @@ def test_repetition_in_the_game_history_counts():
     assert board.gives_check(chess.Move.from_uci(result.best_move))
 
 
+# --- contempt --------------------------------------------------------------------------------------
+
+KNIGHTS_OUT_AND_BACK = ("g1f3", "g8f6", "f3g1", "f6g8")  # the start position again: Nf3 (or ...Nf6) repeats
+
+
+def _after(moves: tuple[str, ...]) -> Position:
+    position = Position()
+    for move in moves:
+        position.push(move)
+    return position
+
+
+@pytest.mark.parametrize("moves", [KNIGHTS_OUT_AND_BACK, (*KNIGHTS_OUT_AND_BACK, "g1f3")], ids=["white", "black"])
+def test_contempt_makes_the_root_side_seek_or_shun_a_repetition(moves):
+    """Either side to move can repeat at once with its king's knight. A draw worth 100 cp to it
+    (contempt -100) beats every other opening move; one costing it 50 cp is never chosen."""
+    repeat = "g1f3" if len(moves) % 2 == 0 else "g8f6"
+    seeks = Engine(hash_mb=4, contempt=-100).search(_after(moves), Limits(depth=6))
+    assert (seeks.best_move, seeks.score) == (repeat, 100)
+    shuns = Engine(hash_mb=4, contempt=50, multipv=40).search(_after(moves), Limits(depth=6))
+    assert shuns.best_move != repeat and shuns.score > -50
+    scores = {line.pv[0]: line.score for line in shuns.lines}
+    assert scores[repeat] == -50  # the repetition itself is scored as exactly the contempt lost
+
+
+@pytest.mark.parametrize("contempt", [30, -30])
+def test_contempt_scores_a_forced_draw_for_the_root_side(contempt):
+    """The stalemate and the fifty-move draw above, scored minus the contempt whoever is to move."""
+    stalemate = Engine(hash_mb=4, contempt=contempt).search(Position.from_fen("6rk/6pp/8/8/3r4/4q2p/Q6P/7K w - - 0 1"), Limits(depth=8))
+    assert (stalemate.best_move, stalemate.score) == ("a2g8", -contempt)
+    for fen in ("8/8/4k3/8/8/2K5/8/7R w - - 99 90", "8/8/4k3/8/8/2K5/8/7R b - - 99 90"):
+        assert Engine(hash_mb=4, contempt=contempt).search(Position.from_fen(fen), Limits(depth=8)).score == -contempt
+
+
+def test_contempt_out_of_range_is_refused():
+    with pytest.raises(ValueError, match="contempt must be -100..100 cp, not 101"):
+        Engine(hash_mb=1, contempt=101)
+
+
 def test_fifty_move_rule_only_a_pawn_move_keeps_the_win():
     # halfmove clock 99: every rook or king move draws at once; a pawn move resets the clock
     fen = "8/8/4k3/8/8/2K5/P7/7R w - - 99 90"

@@ -159,6 +159,7 @@ def test_option_declarations_come_from_settings():
         "Threads": settings.THREADS,
         "Move Overhead": settings.MOVE_OVERHEAD_MS,
         "MultiPV": settings.MULTIPV,
+        "Contempt": settings.CONTEMPT,
         "SignatureBits": settings.SIGNATURE_BITS,
     }
     spins = {option.name: option for option in uci_module.OPTIONS if option.type == "spin"}
@@ -180,6 +181,7 @@ def test_option_list_matches_the_engine():
     assert f"option name Threads type spin default 1 min 1 max {2 * (os.cpu_count() or 1)}" in lines
     assert "option name Move Overhead type spin default 50 min 0 max 5000" in lines
     assert "option name MultiPV type spin default 1 min 1 max 256" in lines
+    assert "option name Contempt type spin default 0 min -100 max 100" in lines
     assert "option name Ponder type check default false" in lines
     assert "option name SignatureBits type spin default 64 min 8 max 64" in lines
     assert "option name Replacement type combo default bucket var always var depth var two-tier var bucket" in lines
@@ -319,6 +321,21 @@ def test_multipv_gives_distinct_lines(engine):
     assert [info["multipv"] for info in infos] == [1, 2, 3, 4]
     scores = [info["score"].relative.score(mate_score=100000) for info in infos]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_contempt_option_turns_a_repetition_into_the_best_move(engine):
+    """After 1.Nf3 Nf6 2.Ng1 Ng8, 3.Nf3 repeats: with Contempt -100 the draw is worth 100 cp to White."""
+    board = chess.Board()
+    for move in ("g1f3", "g8f6", "f3g1", "f6g8"):
+        board.push_uci(move)
+    engine.configure({"Contempt": -100})
+    try:
+        info = engine.analyse(board, chess.engine.Limit(depth=5), game="contempt")
+        assert info["pv"][0] == chess.Move.from_uci("g1f3") and info["score"].white().score() == 100
+    finally:
+        engine.configure({"Contempt": 0})
+    info = engine.analyse(board, chess.engine.Limit(depth=5), game="no contempt")
+    assert info["pv"][0] != chess.Move.from_uci("g1f3")
 
 
 def test_lab_options_and_hash_audit(engine):

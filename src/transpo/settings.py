@@ -58,6 +58,9 @@ HASH_MB = IntRange("hash size", 1, 65536, 64, " MB")
 SIGNATURE_BITS = IntRange("signature bits", 8, 64, 64)
 MULTIPV = IntRange("MultiPV", 1, 256, 1)
 MOVE_OVERHEAD_MS = IntRange("move overhead", 0, 5000, 50, " ms")
+# A draw's score for the side the engine plays is minus this (centipawns): above 0 it plays on
+# in positions it judges about level instead of taking a repetition or an exchange into a drawn ending.
+CONTEMPT = IntRange("contempt", -100, 100, 0, " cp")
 THREADS = IntRange("threads", 1, 2 * (os.cpu_count() or 1), 1)  # search threads (Lazy SMP), up to 2 per CPU
 
 

@@ -81,6 +81,7 @@ from typing import TYPE_CHECKING, TextIO
 # Plain Python only: the option ranges and names must be known before numba loads.
 from transpo.settings import (
     BOOK_MODES,
+    CONTEMPT,
     DEFAULT_BOOK_FILE,
     DEFAULT_BOOK_MODE,
     DEFAULT_HASH_AUDIT,
@@ -180,6 +181,7 @@ OPTIONS: tuple[Option, ...] = (
     _spin("Threads", THREADS),
     _spin("Move Overhead", MOVE_OVERHEAD_MS),
     _spin("MultiPV", MULTIPV),
+    _spin("Contempt", CONTEMPT),
     Option("Ponder", "check", False),
     _spin("SignatureBits", SIGNATURE_BITS),
     Option("Replacement", "combo", DEFAULT_POLICY, choices=POLICIES),
@@ -380,6 +382,7 @@ class UCI:
                         audit=options["HashAudit"],
                         threads=options["Threads"],
                         lockless=options["LocklessHash"],
+                        contempt=options["Contempt"],
                     )
 
                 try:
@@ -530,6 +533,8 @@ class UCI:
             engine.move_overhead = value
         elif name == "MultiPV":
             engine.multipv = value
+        elif name == "Contempt":
+            engine.contempt = value
         elif name == "SignatureBits":
             engine.table.set_signature_bits(value)
         elif name == "Replacement":

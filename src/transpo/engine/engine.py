@@ -44,13 +44,14 @@ from transpo.engine.scratch import (
     CTL_NODES,
     CTL_SELDEPTH,
     CTL_STOP,
+    CTL_WHITE_DRAW,
     Scratch,
     new_scratch,
 )
 from transpo.engine.search import INF, negamax
 from transpo.engine.table import COUNTS_SIZE, MATE, MATE_BOUND, TableArrays, TranspositionTable
 from transpo.engine.timeman import Budget, Limits, Progress, allot
-from transpo.settings import DEFAULT_LOCKLESS, DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
+from transpo.settings import CONTEMPT, DEFAULT_LOCKLESS, DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
 
 ASPIRATION_DELTA = 25
 NO_LIMIT = 1 << 62
@@ -132,15 +133,18 @@ class Engine:
         audit: bool = False,
         threads: int = 1,
         lockless: bool = DEFAULT_LOCKLESS,
+        contempt: int = CONTEMPT.default,
     ) -> None:
         """A table of ``hash_mb`` MB with ``policy`` and ``signature_bits`` (``audit``: count false
         hits; ``use_tt`` False: search without a table; ``lockless``: Hyatt and Mann's check),
         ``multipv`` lines, ``move_overhead`` ms kept back from every clocked move, ``threads``
-        searchers (Lazy SMP, module docstring)."""
+        searchers (Lazy SMP, module docstring), ``contempt`` centipawns a draw costs the side to move at
+        the root (:data:`transpo.settings.CONTEMPT`)."""
         self.table = TranspositionTable(hash_mb, policy, signature_bits, audit, lockless)
         self.table.enabled = use_tt
         self.multipv = multipv
         self.move_overhead = move_overhead
+        self.contempt = CONTEMPT.check(contempt)
         self.scratch = new_scratch()
         self.helpers: list[Scratch] = []  # the helper threads' scratch, one each (Lazy SMP)
         self.helper_errors: list[BaseException] = []  # what a helper thread raised (it ends; the search goes on)
@@ -210,6 +214,8 @@ class Engine:
             helper.ctl[:] = 0
             helper.ctl[CTL_NODE_LIMIT] = NO_LIMIT
         self._white = position.turn == "w"
+        for sc in self._searchers():
+            sc.ctl[CTL_WHITE_DRAW] = -self.contempt if self._white else self.contempt
         self._pondering = limits.ponder
         self._ponder_limits = limits if limits.ponder else None
         self._budget = Budget(None, None)

@@ -29,6 +29,8 @@ arena itself.
     CTL_SELDEPTH         deepest ply reached
     CTL_ABORTED          1 once the search has stopped; the iteration's results are then partial
     CTL_EXCLUDED_COUNT   number of root moves excluded (MultiPV)
+    CTL_WHITE_DRAW       a draw's score for White, in centipawns: minus the contempt when the
+                         root side is White, plus it when Black (0: a draw is worth 0 to both)
     CTL_EXCLUDED + i     the excluded root moves
 """
 
@@ -51,6 +53,7 @@ CTL_NODES = 2
 CTL_SELDEPTH = 3
 CTL_ABORTED = 4
 CTL_EXCLUDED_COUNT = 5
+CTL_WHITE_DRAW = 6  # slot 7 is free
 CTL_EXCLUDED = 8
 CTL_SIZE = CTL_EXCLUDED + MAX_MOVES
 
