@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,6 +27,7 @@ import chess.pgn
 import pytest
 
 from transpo.cli import main
+from transpo.tools.match import replace_file
 from transpo.tools.openings import data_path, load_openings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,6 +183,28 @@ def test_ctrl_c_stops_at_once_prints_the_partial_result_and_kills_the_engines(tm
             continue
         state = Path(f"/proc/{pid}/stat").read_text().split()[2] if Path(f"/proc/{pid}/stat").exists() else "X"
         assert state == "Z", f"engine process {pid} still running"
+
+
+def test_the_report_is_replaced_whole_when_threads_write_it_at_once(tmp_path):
+    """Game threads and a Ctrl-C rewrite the JSON report concurrently: the file is always one whole report."""
+    path = tmp_path / "report.json"
+    path.write_text("")
+    path.chmod(0o644)
+    texts = [json.dumps({"writer": i, "padding": "x" * (i * 7919 % 60000)}) + "\n" for i in range(12)]
+
+    def write_often(text: str) -> None:
+        for _ in range(25):
+            replace_file(path, text)
+
+    threads = [threading.Thread(target=write_often, args=(text,)) for text in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert path.read_text() in texts
+    assert json.loads(path.read_text())["writer"] in range(12)
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left beside it
+    assert path.stat().st_mode & 0o777 == 0o644
 
 
 def test_shipped_openings_are_legal_distinct_and_balanced():

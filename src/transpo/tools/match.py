@@ -37,6 +37,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -618,7 +619,7 @@ class Match:
 
     def _write_json(self) -> None:
         if self.config.json:
-            Path(self.config.json).write_text(json.dumps(self.report(), indent=1) + "\n", encoding="utf-8")
+            replace_file(Path(self.config.json), json.dumps(self.report(), indent=1) + "\n")
 
     def status_line(self, state: PairingState) -> str:
         """``A vs B: 12 games +5 =3 -4 (54.2%)  Elo +29.0 +- 80.1  pairs 0/1/3/1/1  LLR 0.41 (-2.94, 2.94)``."""
@@ -757,6 +758,21 @@ class Match:
         except OSError:
             pass
         print(self.summary_text(), file=self.out, flush=True)
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole: into a file beside it, then renamed over it.
+
+    The report is rewritten after every game, from the game threads, and once more by a Ctrl-C in the main
+    thread, which cannot wait for the lock a game thread may hold; two plain writes at once left the tail of
+    the longer one after the shorter (a JSON file python could not read). A rename replaces the file in one
+    step, so a reader sees one complete report or another.
+    """
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False) as out:
+        out.write(text)
+    if path.exists():
+        shutil.copymode(path, out.name)  # the temporary file's 0600 would otherwise replace the file's mode
+    os.replace(out.name, path)
 
 
 def _finite(value: float) -> float | None:
