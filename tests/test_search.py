@@ -217,11 +217,14 @@ def test_contempt_makes_the_root_side_seek_or_shun_a_repetition(moves):
 
 @pytest.mark.parametrize("contempt", [30, -30])
 def test_contempt_scores_a_forced_draw_for_the_root_side(contempt):
-    """The stalemate and the fifty-move draw above, scored minus the contempt whoever is to move."""
+    """The stalemate and the fifty-move draw above and a bare-minor ending, scored minus the contempt whoever is to move."""
     stalemate = Engine(hash_mb=4, contempt=contempt).search(Position.from_fen("6rk/6pp/8/8/3r4/4q2p/Q6P/7K w - - 0 1"), Limits(depth=8))
     assert (stalemate.best_move, stalemate.score) == ("a2g8", -contempt)
     for fen in ("8/8/4k3/8/8/2K5/8/7R w - - 99 90", "8/8/4k3/8/8/2K5/8/7R b - - 99 90"):
         assert Engine(hash_mb=4, contempt=contempt).search(Position.from_fen(fen), Limits(depth=8)).score == -contempt
+    # No side can win (king and bishop against king and knight): the evaluation's draw costs the same.
+    for fen in ("8/8/4k3/5n2/8/2KB4/8/8 w - - 0 1", "8/8/4k3/5n2/8/2KB4/8/8 b - - 0 1"):
+        assert Engine(hash_mb=4, contempt=contempt).search(Position.from_fen(fen), Limits(depth=6)).score == -contempt
 
 
 def test_contempt_out_of_range_is_refused():

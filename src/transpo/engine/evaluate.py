@@ -67,6 +67,7 @@ from transpo.core.board import (
     ST_PAWNS,
     ST_PHASE,
     ST_SIDE,
+    WHITE,
 )
 from transpo.core.position import Position
 from transpo.engine.intrinsics import popcount, prefetch
@@ -80,7 +81,7 @@ from transpo.engine.pawns import (
     pawn_slot,
 )
 from transpo.engine.pesto import PHASE_MAX, pesto_values, psq_table
-from transpo.engine.scratch import EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
+from transpo.engine.scratch import CTL_WHITE_DRAW, EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
     BISHOP_KING_ATTACK,
     BISHOP_MOBILITY,
@@ -262,6 +263,19 @@ def _only_minor_pieces(state, color):
 def _no_mating_force(state):
     """Neither side has more than a king and one minor piece: no side can force mate."""
     return _only_minor_pieces(state, 0) and _only_minor_pieces(state, 1)
+
+
+@njit(cache=True, inline="always")
+def draw_score(ctl, state):
+    """A draw's score for the side to move: minus the contempt when it is the root side, plus it otherwise.
+
+    The search scores repetitions, the fifty-move rule and stalemate with it, and the evaluation
+    the positions no side can win: with a contempt, all of them cost the root side the same, so
+    it does not trade into a bare-minor ending to dodge a repetition. Keyed by colour
+    (``ctl[CTL_WHITE_DRAW]``), not by ply parity: a null move does not flip it, and the table's
+    entries agree from one search to the next while the engine plays one side.
+    """
+    return ctl[CTL_WHITE_DRAW] if state[ST_SIDE] == WHITE else -ctl[CTL_WHITE_DRAW]
 
 
 @njit(cache=True, inline="always")
@@ -715,7 +729,7 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
     """The evaluation itself, inlined into each caller: :func:`evaluate`, :func:`evaluate_lazy`
     and the search's two call sites (a call would pass every array of the scratch, field by field)."""
     if _no_mating_force(state):
-        return 0  # K, K+N, K+B against each other
+        return draw_score(sc.ctl, state)  # K, K+N, K+B against each other
     cached = eval_slot(key)
     if use_cache and (sc.eval_cache[cached] ^ key) >> EVAL_SCORE_BITS == 0:
         low = np.int64(sc.eval_cache[cached] & EVAL_SCORE_MASK)

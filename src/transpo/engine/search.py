@@ -10,7 +10,8 @@ At each node, in order:
 
 1. draws (twofold repetition from the key history, fifty-move rule) and
    mate-distance pruning; a draw by rule or stalemate scores minus the contempt for the root side
-   (``CTL_WHITE_DRAW``), so a positive contempt plays on where a draw was there to take;
+   (:func:`~transpo.engine.evaluate.draw_score`, as the evaluation scores a position no side can
+   win), so a positive contempt plays on where a draw was there to take;
 2. the table probe: an entry at least as deep as the search cuts off when its
    bound allows it (exact; lower >= beta; upper <= alpha) - the pseudocode of
    Eppstein's 1997 lecture (docs/REFERENCES.md) - at non-PV nodes; its move is ordered first in any case, but only
@@ -47,7 +48,6 @@ from transpo.core.board import (
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
-    WHITE,
     PositionArrays,
     new_arrays,
 )
@@ -55,7 +55,7 @@ from transpo.core.keys import ZOB_SIZE
 from transpo.core.makemove import is_repetition, make_move, make_null, unmake_move, unmake_null
 from transpo.core.movegen import generate_moves, in_check, may_give_check
 from transpo.core.moves import FLAG_EP, MOVE_ID_MASK, NO_MOVE, is_quiet, move_flags, move_promo, move_to
-from transpo.engine.evaluate import LAZY_OFF, PSQ, evaluate, evaluate_inline, has_pieces, prefetch_eval
+from transpo.engine.evaluate import LAZY_OFF, PSQ, draw_score, evaluate, evaluate_inline, has_pieces, prefetch_eval
 from transpo.engine.ordering import (
     COUNTER_SCORE,
     PIECE_VALUE,
@@ -73,7 +73,6 @@ from transpo.engine.scratch import (
     CTL_NODES,
     CTL_SELDEPTH,
     CTL_STOP,
-    CTL_WHITE_DRAW,
     scratch_views,
 )
 from transpo.engine.see import see_ge
@@ -136,16 +135,6 @@ SEE_CAPTURE_MARGIN = 100  # per ply of depth: how much a capture may lose by the
 SEE_QUIET_MARGIN = 25  # per ply squared, for a quiet move that puts a piece en prise
 
 POSITION_TYPE = typeof(PositionArrays(*new_arrays(), np.zeros(ZOB_SIZE, dtype=np.uint64), PSQ))
-
-
-@njit(cache=True, inline="always")
-def _draw_score(ctl, state):
-    """A draw's score for the side to move: the root side's contempt, seen from this node.
-
-    Keyed by colour, not by ply parity, so a null move does not flip it and the table's
-    entries agree from one search to the next while the engine plays one side.
-    """
-    return ctl[CTL_WHITE_DRAW] if state[ST_SIDE] == WHITE else -ctl[CTL_WHITE_DRAW]
 
 
 @njit(cache=True, inline="always")
@@ -379,10 +368,10 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
     root = ply == 0
     if not root:
         if is_repetition(state, pos.keys, 1):
-            return _draw_score(ctl, state)
+            return draw_score(ctl, state)
         if state[ST_HALFMOVE] >= 100:  # fifty-move draw, unless this very move mated
             if not checked or generate_moves(board, state, sc.moves, start, False) > start:
-                return _draw_score(ctl, state)
+                return draw_score(ctl, state)
             return -MATE + ply
         # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)
@@ -458,7 +447,7 @@ def negamax(pos, tt, arena, depth, alpha, beta, ply, do_null):
 
     end = generate_moves(board, state, sc.moves, start, False)
     if end == start:
-        return -MATE + ply if checked else _draw_score(ctl, state)
+        return -MATE + ply if checked else draw_score(ctl, state)
     if depth >= IIR_DEPTH and hash_move == NO_MOVE and not checked:
         depth -= 1  # no hash move: this node was not searched before, a shallower search finds one cheaply
     hash_extension = 0  # plies added to (or taken from) the hash move's search by the singular test
