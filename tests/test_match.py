@@ -207,6 +207,16 @@ def test_the_report_is_replaced_whole_when_threads_write_it_at_once(tmp_path):
     assert path.stat().st_mode & 0o777 == 0o644
 
 
+def test_a_report_that_cannot_be_written_leaves_the_old_one_and_no_temporary_file(tmp_path):
+    """A write that fails (here: text the encoder refuses, as a full disk would) keeps the last report whole."""
+    path = tmp_path / "report.json"
+    replace_file(path, '{"games": 1}\n')
+    with pytest.raises(UnicodeEncodeError):
+        replace_file(path, "\ud800")  # a lone surrogate: UTF-8 cannot encode it
+    assert path.read_text() == '{"games": 1}\n'
+    assert list(tmp_path.iterdir()) == [path]
+
+
 def test_shipped_openings_are_legal_distinct_and_balanced():
     path = data_path("openings.epd")
     lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]

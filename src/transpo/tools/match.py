@@ -768,11 +768,16 @@ def replace_file(path: Path, text: str) -> None:
     the longer one after the shorter (a JSON file python could not read). A rename replaces the file in one
     step, so a reader sees one complete report or another.
     """
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False) as out:
-        out.write(text)
-    if path.exists():
-        shutil.copymode(path, out.name)  # the temporary file's 0600 would otherwise replace the file's mode
-    os.replace(out.name, path)
+    out = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False)
+    try:
+        with out:
+            out.write(text)
+        if path.exists():
+            shutil.copymode(path, out.name)  # the temporary file's 0600 would otherwise replace the file's mode
+        os.replace(out.name, path)
+    except BaseException:
+        Path(out.name).unlink(missing_ok=True)  # a full disk or a Ctrl-C leaves no temporary file behind
+        raise
 
 
 def _finite(value: float) -> float | None:
