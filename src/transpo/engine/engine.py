@@ -53,7 +53,7 @@ from transpo.engine.table import COUNTS_SIZE, MATE, MATE_BOUND, TableArrays, Tra
 from transpo.engine.timeman import Budget, Limits, Progress, allot
 from transpo.settings import CONTEMPT, DEFAULT_LOCKLESS, DEFAULT_POLICY, HASH_MB, MOVE_OVERHEAD_MS, MULTIPV, SIGNATURE_BITS
 
-ASPIRATION_DELTA = 25
+ASPIRATION_DELTA = 15  # cp each side of the last score; +13.5 Elo over +-25 in 1,982 self-play games (docs/STRENGTH.md)
 NO_LIMIT = 1 << 62
 BOUND_REPORT_AFTER_MS = 500  # fail-high/low lines of an aspiration search are reported only after this
 
