@@ -592,9 +592,10 @@ def _sunfish_move(sunfish: chess.engine.SimpleEngine, board: chess.Board, limit:
     """Sunfish's move; asked again with a second to think if it answered ``bestmove (none)``.
 
     Sunfish's in-search deadline can stop its first iteration before any move
-    failed high, and then it answers ``(none)`` (seen once in CI, at 50 ms a
-    move on a machine busy compiling).  That is the opponent's limit, not
-    Transpo's: the test is about Transpo's moves, which get no second chance.
+    failed high, and then it answers ``(none)``: the likely source of a move-less
+    answer seen once in CI at 50 ms a move (Transpo answers a legal move whenever
+    one exists).  That is the opponent's limit, not Transpo's: the test is about
+    Transpo's moves, which get no second chance.
     """
     result = sunfish.play(board, limit)
     if result.move is None:
@@ -614,11 +615,10 @@ def test_games_against_sunfish():
             limit = chess.engine.Limit(time=0.05)
             while not board.is_game_over(claim_draw=True) and board.ply() < 150:
                 if board.turn == transpo_colour:
-                    result = transpo.play(board, limit)
-                    assert result.move is not None and result.move in board.legal_moves, ("transpo", board.fen(), result)
+                    player, result = "transpo", transpo.play(board, limit)
                 else:
-                    result = _sunfish_move(sunfish, board, limit)
-                    assert result.move is not None and result.move in board.legal_moves, ("sunfish", board.fen(), result)
+                    player, result = "sunfish", _sunfish_move(sunfish, board, limit)
+                assert result.move is not None and result.move in board.legal_moves, (player, board.fen(), result)
                 board.push(result.move)
                 assert time.monotonic() - started < 60
             assert board.ply() >= 10
