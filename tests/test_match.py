@@ -116,6 +116,37 @@ def test_an_engine_that_died_between_games_is_started_again():
     player.quit()
 
 
+def test_killing_an_engine_in_the_middle_of_a_search_prints_no_traceback(capfd, caplog):
+    """The interrupt path: the engine is killed while a thread waits for its move. That thread gets the
+    EngineTerminatedError; asyncio's shutdown of the engine's event loop prints nothing (it printed the
+    cancelled command's traceback when the loop was closed before it had seen the process die)."""
+    from transpo.tools.match import EngineConfig, Player
+
+    player = Player(EngineConfig("hang", tuple(fake("hang", 0).split())))
+    player.new_game("g")
+    loop_threads = [t for t in threading.enumerate() if t.name.startswith("SimpleEngine")]
+    raised: list[BaseException] = []
+
+    def wait_for_a_move() -> None:
+        try:
+            player.play(chess.Board(), chess.engine.Limit(white_clock=60, black_clock=60), "g", 60.0)
+        except BaseException as exc:  # noqa: BLE001 - inspected below
+            raised.append(exc)
+
+    waiter = threading.Thread(target=wait_for_a_move)
+    waiter.start()
+    time.sleep(0.5)  # the `go` is pending: the fake engine never answers
+    player.kill()
+    waiter.join(10)
+    for thread in loop_threads:
+        thread.join(10)
+    assert not waiter.is_alive() and not any(t.is_alive() for t in loop_threads)
+    assert [type(exc) for exc in raised] == [chess.engine.EngineTerminatedError]
+    err = capfd.readouterr().err  # what a user would see (without pytest, asyncio's log goes to stderr)
+    assert "Traceback" not in err and "unhandled exception" not in err, err
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+
+
 def test_gauntlet_of_the_first_engine(tmp_path):
     report = tmp_path / "g.json"
     assert main(["match", "--engine", f"a={fake('ok', 0)}", "--engine", f"b={fake('crash', 1)}", "--engine",
@@ -175,6 +206,7 @@ def test_ctrl_c_stops_at_once_prints_the_partial_result_and_kills_the_engines(tm
     assert time.monotonic() - started < 5
     assert proc.returncode == 130, err
     assert "a vs b" in out and "stopped: interrupted" in out and "interrupted" in err
+    assert "Traceback" not in err and "unhandled exception" not in err, err
     time.sleep(0.3)
     for pid in map(int, pids.read_text().split()):
         try:

@@ -55,6 +55,7 @@ from transpo.tools.openings import Opening, load_openings
 from transpo.tools.stats import SprtConfig, Tally, format_elo, sprt_verdict
 
 START_TIMEOUT_S = 120.0  # engine start-up, including a cold numba compile
+KILL_WAIT_S = 2.0  # a killed engine: how long to wait for its event loop to see it die
 DEFAULT_MARGIN_S = 1.0
 FORFEITS = ("time", "hang", "crash", "illegal")
 
@@ -282,6 +283,11 @@ class Player:
                 os.kill(transport.get_pid(), signal.SIGKILL)  # now, not via the event loop: we may exit next
         except (ProcessLookupError, OSError):
             pass
+        # Let the event loop see the death first: a `go` still pending then fails in its own thread
+        # (a forfeit or an interrupt we report). Closed while the process still ran, the loop's shutdown
+        # would cancel that command and asyncio would print its EngineTerminatedError as a traceback.
+        with contextlib.suppress(Exception):
+            engine.returncode.result(timeout=KILL_WAIT_S)
         engine.close()
 
     def quit(self) -> None:
