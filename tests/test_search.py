@@ -20,7 +20,7 @@ from conftest import assert_same_snapshot, snapshot
 
 from transpo import START_FEN, Position
 from transpo.engine.engine import Engine, Info
-from transpo.engine.search import _refined_eval
+from transpo.engine.search import INF, _refined_eval
 from transpo.engine.table import BOUND_EXACT, BOUND_LOWER, BOUND_NONE, BOUND_UPPER, MATE, MATE_BOUND
 from transpo.engine.timeman import Limits
 
@@ -525,3 +525,55 @@ def test_probcut_cuts_a_non_pv_node_by_a_capture_that_wins_far_above_beta():
 )
 def test_the_evaluation_is_refined_by_the_entry_bound_only_where_it_says_more(static_eval, bound, score, expected):
     assert _refined_eval(static_eval, bound, score) == expected
+
+
+def test_aspiration_windows_grow_by_a_third_and_widen_on_the_failing_side():
+    """A score outside the window widens it on its side by the margin (a fail low also halves the window
+    above); the margin grows by a third plus 2 each time, and the widened bound never leaves the score range."""
+    from transpo.engine.engine import ASPIRATION_DELTA, first_window, grown, widened
+
+    deltas = [ASPIRATION_DELTA]
+    for _ in range(30):
+        deltas.append(grown(deltas[-1]))
+    assert deltas[:4] == [15, 22, 31, 43]
+    assert all(b > a for a, b in zip(deltas, deltas[1:])) and deltas[-1] > 2 * INF
+    assert first_window(3, 40) == (-INF, INF)  # shallow iterations search the full width
+    assert first_window(8, MATE - 10) == (-INF, INF)  # so does a mate score
+    alpha, beta = first_window(8, 40)
+    assert (alpha, beta) == (25, 55)
+    assert widened(70, alpha, beta, 22) == (25, 92)  # fail high: alpha stays, beta above the score
+    assert widened(10, alpha, beta, 22) == (-12, 40)  # fail low: alpha below the score, beta to the middle
+    assert widened(INF - 1, alpha, beta, deltas[-1]) == (25, INF)
+    assert widened(-INF + 1, alpha, beta, deltas[-1]) == (-INF, 40)
+
+
+def test_a_fail_high_is_searched_again_a_ply_shallower_and_the_iteration_still_ends_exact(monkeypatch):
+    """Windows far below the truth (forced here) fail high: each re-search after a fail high goes a ply
+    shallower (never below 1), a fail low goes back to the full depth, and every iteration still ends with
+    a score inside its window and a legal move."""
+    import transpo.engine.engine as engine_module
+
+    calls: list[tuple[int, int, int, int]] = []  # (draft, alpha, beta, score) of each root search
+    real_negamax = engine_module.negamax
+
+    def spy(arrays, tt, arena, depth, alpha, beta, ply, do_null):
+        score = real_negamax(arrays, tt, arena, depth, alpha, beta, ply, do_null)
+        calls.append((int(depth), int(alpha), int(beta), int(score)))
+        return score
+
+    monkeypatch.setattr(engine_module, "negamax", spy)
+    monkeypatch.setattr(engine_module, "first_window", lambda depth, guess: (-600, -580) if depth >= 4 else (-INF, INF))
+    position = Position()
+    result = Engine(hash_mb=1).search(position, Limits(depth=7))
+    assert result.best_move in position.legal_moves()
+    assert result.depth == 7 and -580 < result.score < 400
+    fail_highs = 0
+    for (draft, alpha, beta, score), after in zip(calls, calls[1:]):
+        if score >= beta:
+            fail_highs += 1
+            assert after[0] == max(1, draft - 1) and after[1] == alpha and after[2] > score
+    assert fail_highs >= 4  # every iteration from depth 4 failed high at least once
+    draft, alpha, beta, score = calls[-1]
+    assert alpha < score < beta
+
+

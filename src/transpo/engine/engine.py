@@ -112,6 +112,12 @@ def first_window(depth: int, guess: int) -> tuple[int, int]:
     return -INF, INF
 
 
+def grown(delta: int) -> int:
+    """The margin after a failed window: a third more (as Stockfish does), not double, so a score just outside
+    the window is caught by a still-narrow next one."""
+    return delta + delta // 3 + 2
+
+
 def widened(score: int, alpha: int, beta: int, delta: int) -> tuple[int, int]:
     """The next window after ``score`` failed low (<= alpha) or high (>= beta) by a margin of ``delta``."""
     if score <= alpha:
@@ -328,7 +334,7 @@ class Engine:
                     if alpha < score < beta:
                         break
                     alpha, beta = widened(score, alpha, beta, delta)
-                    delta *= 2
+                    delta = grown(delta)
                 guess = score
         except BaseException as exc:  # noqa: BLE001 - kept for the caller; the main thread's search goes on
             self.helper_errors.append(exc)
@@ -362,10 +368,13 @@ class Engine:
         """Search the root in a narrow window around ``guess``, widening on failure."""
         delta = ASPIRATION_DELTA
         alpha, beta = first_window(depth, guess)
+        failed_high = 0  # fail highs since the last fail low: each re-search goes a ply shallower (min 1 ply)
         while True:
-            score = int(negamax(arrays, self.table.arrays, self.scratch.arena, depth, alpha, beta, 0, False))
+            draft = max(1, depth - failed_high)
+            score = int(negamax(arrays, self.table.arrays, self.scratch.arena, draft, alpha, beta, 0, False))
             if self.scratch.ctl[CTL_ABORTED]:
                 return None
+            failed_high = failed_high + 1 if score >= beta else 0
             if score <= alpha:
                 if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
                     on_info(self._info(depth, index, score, "upperbound", t0, keep_pv=False))
@@ -376,7 +385,7 @@ class Engine:
                 if on_info and self._elapsed_ms(t0) > BOUND_REPORT_AFTER_MS:
                     on_info(self._info(depth, index, score, "lowerbound", t0))
             alpha, beta = widened(score, alpha, beta, delta)
-            delta *= 2
+            delta = grown(delta)
 
     def _store_pv(self, index: int) -> None:
         """Keep the root PV of line ``index`` (encoded moves) from the last search."""
