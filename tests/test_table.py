@@ -692,7 +692,8 @@ def test_search_fills_and_uses_the_table():
     assert c["stores"] > 100 and c["probes"] > c["hits"] > 0 and c["cutoffs"] > 0
     assert 0 < engine.table.hashfull() <= 1000
     e = entry(engine.table, position.key)
-    assert e is not None and e["bound"] == BOUND_EXACT and e["depth"] >= 6
+    # The iteration's last search may be a ply shallower than 6: a re-search after a fail high is (engine.py).
+    assert e is not None and e["bound"] == BOUND_EXACT and e["depth"] >= 5
     assert e["generation"] == int(engine.table.config[T.CF_GENERATION])
     best = [m for m in position.encoded_moves() if (m & 0x1FFFF) == e["move"]]
     assert len(best) == 1 and move_to_uci(best[0]) == result.best_move
