@@ -575,5 +575,3 @@ def test_a_fail_high_is_searched_again_a_ply_shallower_and_the_iteration_still_e
     assert fail_highs >= 4  # every iteration from depth 4 failed high at least once
     draft, alpha, beta, score = calls[-1]
     assert alpha < score < beta
-
-
