@@ -188,10 +188,18 @@ def _start_match(pids: Path) -> subprocess.Popen:
     )
 
 
-def test_ctrl_c_stops_at_once_prints_the_partial_result_and_kills_the_engines(tmp_path):
+@pytest.mark.parametrize(
+    "stop, sigint_at_start",
+    [
+        (signal.SIGINT, signal.default_int_handler),  # Ctrl-C at a terminal
+        (signal.SIGTERM, signal.SIG_IGN),  # kill PID of a job a shell started in the background (SIGINT ignored)
+    ],
+    ids=["ctrl-c", "kill"],
+)
+def test_ctrl_c_stops_at_once_prints_the_partial_result_and_kills_the_engines(tmp_path, stop, sigint_at_start):
     pids = tmp_path / "pids"
-    # A shell's background job inherits SIGINT ignored, and so would the command: give it the terminal's default.
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    # The command inherits SIGINT's disposition: set the one of the case (pytest may run as a background job).
+    previous = signal.signal(signal.SIGINT, sigint_at_start)
     try:
         proc = _start_match(pids)
     finally:
@@ -201,7 +209,7 @@ def test_ctrl_c_stops_at_once_prints_the_partial_result_and_kills_the_engines(tm
         time.sleep(0.1)
     time.sleep(0.5)  # b is now hanging in its fourth search, with 30 s on its clock
     started = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     out, err = proc.communicate(timeout=20)
     assert time.monotonic() - started < 5
     assert proc.returncode == 130, err

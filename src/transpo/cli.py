@@ -3,7 +3,8 @@
 With no arguments (or ``uci``) it runs the UCI engine.  Every error becomes one
 line ``error: ...`` on stderr and exit status 2; no traceback reaches the user.
 Ctrl-C (SIGINT) ends any command at once with a one-line note on stderr and exit
-status 130: the long compiled calls (perft, a search, the bench) run in a worker
+status 130, and so does SIGTERM (``kill PID``: the way to stop a command started in the
+background, which a shell starts with SIGINT ignored): the long compiled calls (perft, a search, the bench) run in a worker
 thread while the main thread waits in short slices, so the interrupt is seen
 (see :func:`run_interruptible`); ``analyse`` still prints the best move so far.
 
@@ -19,10 +20,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 # Plain Python (no numba): the defaults and ranges the UCI options use too.
 from transpo.compiling import CORE, ENGINE, EVALUATION, PERFT, compile_notice
@@ -489,6 +492,28 @@ def _skip_scipy() -> None:
         sys.modules["scipy"] = None  # type: ignore[assignment]
 
 
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM raises KeyboardInterrupt as Ctrl-C does: a match stopped by ``kill``
+    prints its partial result and records ``stopped: interrupted`` in its report, its engines are killed.
+
+    Only the main thread may set a handler (a caller in another thread keeps the default); the previous
+    handler comes back afterwards, for callers of :func:`main` from Python.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``transpo`` console command."""
     if argv is None:  # a process of its own (not a call from Python code that may want scipy)
@@ -516,7 +541,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "lab" and args.lab_command in LAB_SEARCHES:
             with compile_notice(ENGINE):  # once here: the worker processes then load it from the cache
                 import transpo.engine.engine  # noqa: F401
-        args.func(args)
+        with _terminate_as_interrupt():
+            args.func(args)
         return 0
     except (_UsageError, ValueError, OSError) as exc:  # bad input or an unwritable --json path
         print(f"error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)

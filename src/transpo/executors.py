@@ -206,9 +206,14 @@ _pool_worker: Worker[Any, Any] | None = None
 
 
 def _start_pool_worker(make_worker: WorkerFactory) -> None:
-    """Pool initializer: Ctrl-C is the parent's business (it terminates the pool); build this process's worker."""
+    """Pool initializer: Ctrl-C is the parent's business (it terminates the pool); build this process's worker.
+
+    A forked worker inherits the handler by which the CLI turns SIGTERM into Ctrl-C; the pool's ``terminate``
+    sends SIGTERM, which must end the worker quietly, so it gets the default back.
+    """
     global _pool_worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _pool_worker = make_worker()
 
 
