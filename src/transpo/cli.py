@@ -4,9 +4,10 @@ With no arguments (or ``uci``) it runs the UCI engine.  Every error becomes one
 line ``error: ...`` on stderr and exit status 2; no traceback reaches the user.
 Ctrl-C (SIGINT) ends any command at once with a one-line note on stderr and exit
 status 130, and so does SIGTERM (``kill PID``: the way to stop a command started in the
-background, which a shell starts with SIGINT ignored): the long compiled calls (perft, a search, the bench) run in a worker
-thread while the main thread waits in short slices, so the interrupt is seen
-(see :func:`run_interruptible`); ``analyse`` still prints the best move so far.
+background, which a shell starts with SIGINT ignored): the long compiled calls (perft,
+a search, the bench) run in a worker thread while the main thread waits in short slices,
+so the interrupt is seen (see :func:`run_interruptible`); ``analyse`` still prints the
+best move so far.
 
 ``--fen`` is strict: a castling right whose king or rook is not at home is
 refused with an error (the UCI engine, which must take what a GUI sends, drops
