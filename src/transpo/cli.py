@@ -493,10 +493,6 @@ def _skip_scipy() -> None:
         sys.modules["scipy"] = None  # type: ignore[assignment]
 
 
-def _raise_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
 @contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
     """While a command runs, SIGTERM raises KeyboardInterrupt as Ctrl-C does: a match stopped by ``kill``
@@ -508,7 +504,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # Python's SIGINT handler: raises it
     try:
         yield
     finally:
