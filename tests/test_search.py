@@ -387,6 +387,20 @@ def test_node_limit_is_respected(limit):
     assert result.depth >= 1
 
 
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "rnb1kbnr/pppp1ppp/8/4p3/3qP3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3",  # Nxd4, settled at once
+        "4k3/8/8/8/3n4/8/3R4/4K3 w - - 0 1",  # Rxd4
+    ],
+)
+def test_a_fixed_time_per_move_is_used_whole_even_when_the_best_move_is_settled(fen):
+    engine = Engine(hash_mb=4)
+    engine.move_overhead = 50
+    result, _ = search(fen, engine, movetime=400)
+    assert result.time_ms >= 0.95 * (400 - 50)  # a clock would let a settled search stop at three quarters
+
+
 @pytest.mark.parametrize("depth", [1, 3, 6])
 def test_depth_limit_is_respected(depth):
     fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"

@@ -423,7 +423,10 @@ class Engine:
         if best.mate_in is not None and best.depth >= 2 * abs(best.mate_in) + 4:
             return True  # a mate found with plies to spare will not go away on the clock
         hard = self._budget.hard_ms if self._budget.hard_ms is not None else soft
-        return self._elapsed_ms(self._started) >= min(soft * self._progress.scale(), hard)
+        # A clock is shared between moves, so a settled search saves time and an unsettled one spends more;
+        # a fixed time per move (``go movetime``) is the time asked for, used whole.
+        scale = 1.0 if limits.movetime is not None else self._progress.scale()
+        return self._elapsed_ms(self._started) >= min(soft * scale, hard)
 
     def _result(self, completed: list[Info], root_moves: list[int], t0: float) -> SearchResult:
         nodes = self.nodes()
