@@ -24,6 +24,7 @@ from transpo.engine.terms import (
     load_weights,
     psq_from_mapping,
     psq_to_mapping,
+    weights_to_mapping,
 )
 from transpo.tools import tune
 from transpo.tools.openings import epd_records
@@ -228,6 +229,28 @@ def test_fit_writes_a_weights_file_the_engine_can_load(tmp_path, capsys):
     assert psq_table(load_psq(out)).shape == PSQ.shape
 
 
+def test_fit_from_a_given_start_with_a_given_k_is_that_fit(tmp_path, capsys):
+    """--start and --k: the command's weights are fit_params' from those weights with that K, and the file says so."""
+    epd = tmp_path / "pos.epd"
+    epd.write_text("".join(f'{chess.Board(fen).epd()} c8 "g{i % 7}"; c9 "{0.2 + 0.6 * (i % 5) / 4}";\n'
+                           for i, fen in enumerate(FENS[:150])))  # fmt: skip
+    start = tmp_path / "start.json"
+    shifted = DEFAULT_WEIGHTS.copy()
+    shifted[TERM_NAMES.index("rook_mobility")] += 7
+    start.write_text(json.dumps({"terms": weights_to_mapping(shifted)}))
+    out = tmp_path / "w.json"
+    argv = ["tune", "fit", str(epd), "--out", str(out), "--epochs", "20", "--validation", "0.3", "--k", "1.25"]
+    assert main([*argv, "--start", str(start)]) == 0
+    assert "K = 1.2500 (given)" in capsys.readouterr().out
+    labelled = tune.read_labelled([epd])
+    data, keep = tune.build_fit_data(labelled, with_pieces=False)
+    held = tune.validation_mask([g for g, k in zip(labelled.groups, keep) if k], 0.3, 1)
+    expected = tune.fit_params(data.subset(~held), tune.Params(shifted.astype(np.float64), None), 1.25, 20, 1.0)
+    np.testing.assert_array_equal(load_weights(out), expected.rounded().weights.astype(np.int32))
+    how_made = json.loads(out.read_text())["how_made"]
+    assert "K = 1.2500 (given)" in how_made and f"starting weights {start}" in how_made and "--k 1.25" in how_made
+
+
 def test_psq_section_round_trip_gives_the_pesto_table():
     values = psq_from_mapping(json.loads(json.dumps(psq_to_mapping(pesto_values()))))
     np.testing.assert_array_equal(psq_table(values), psq_table())
@@ -242,6 +265,8 @@ def test_psq_section_round_trip_gives_the_pesto_table():
         (["tune", "fit", "{epd}", "--out", "w.json", "--validation", "1.5"], "error: --validation must be"),
         (["tune", "fit", "{epd}", "--out", "w.json", "--keep-material"], "--keep-material needs --psq"),
         (["tune", "fit", "{bad}", "--out", "w.json"], "bad.epd:2: no label"),
+        (["tune", "fit", "{epd}", "--out", "w.json", "--k", "0"], "error: --k must be > 0"),
+        (["tune", "fit", "{epd}", "--out", "w.json", "--start", "none.json"], "error: no weights file none.json"),
         (["tune", "score", "{epd}", "--out", "s.epd", "--depth", "3", "--nodes", "9"], "not both"),
         (["tune", "score", "{epd}", "--out", "s.epd", "--depth", "0"], "must be >= 1"),
         (["tune", "score", "{epd}", "--out", "s.epd", "--engine", "/no/such/engine"], "cannot start engine"),

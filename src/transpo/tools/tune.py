@@ -574,6 +574,8 @@ class FitReport:
     checkpoints: list[tuple[int, float, float]] = field(default_factory=list)
     l2: float = 0.0
     material_fixed: bool = False
+    k_given: bool = False  # K came from --k rather than from a fit with the starting weights
+    start: str = ""  # the starting weights file (--start), "" for the shipped weights
 
     def how_made(self) -> str:
         """One paragraph: data, K, losses, epochs, date, command."""
@@ -584,19 +586,26 @@ class FitReport:
         return (
             f"Texel fit (transpo tune fit) of the {refit} on {', '.join(self.files)}: {self.positions} quiet positions "
             f"({self.fixed} fixed draws left out), {self.train} for training and {self.validation} held out for "
-            f"validation (whole openings); K = {self.k:.4f} (fitted with the starting weights, then fixed); mean squared "
+            f"validation (whole openings); K = {self.k:.4f} ({self._k_source()}); "
+            f"{'starting weights ' + self.start + '; ' if self.start else ''}mean squared "
             f"error train {self.before[0]:.6f} -> {self.after[0]:.6f}, validation {self.before[1]:.6f} -> "
             f"{self.after[1]:.6f}; {self.epochs} epochs of full-batch Adam, lr {self.lr:g}, l2 {self.l2:g}; {date.today().isoformat()}; "
             f"command: {self.command}"
         )
 
 
-def _start_params(with_psq: bool) -> tuple[Params, np.ndarray | None]:
-    """The shipped weights (and piece-square values if refitted), and the psq section the output carries over."""
-    from transpo.engine.evaluate import PSQ_VALUES
-    from transpo.engine.terms import DEFAULT_WEIGHTS, load_psq
+    def _k_source(self) -> str:
+        return "given" if self.k_given else "fitted with the starting weights, then fixed"
 
-    start = Params(DEFAULT_WEIGHTS.astype(np.float64), PSQ_VALUES.astype(np.float64) if with_psq else None)
+
+def _start_params(with_psq: bool, path: str | None = None) -> tuple[Params, np.ndarray | None]:
+    """The starting weights: the shipped ones, or those of the weights file ``path``; the piece-square values
+    if refitted; and the psq section the output carries over."""
+    from transpo.engine.evaluate import PSQ_VALUES
+    from transpo.engine.terms import DEFAULT_WEIGHTS, load_psq, load_weights
+
+    weights = DEFAULT_WEIGHTS if path is None else load_weights(path)
+    start = Params(weights.astype(np.float64), PSQ_VALUES.astype(np.float64) if with_psq else None)
     return start, load_psq()
 
 
@@ -626,6 +635,10 @@ def _check_fit_args(args: argparse.Namespace) -> None:
         raise ValueError("--keep-material needs --psq (without it no piece value moves)")
     if not 0 < args.validation < 1:
         raise ValueError("--validation must be a fraction between 0 and 1 (exclusive)")
+    if args.k is not None and not args.k > 0:
+        raise ValueError("--k must be > 0")
+    if args.start is not None:
+        _check_inputs([args.start], "weights")
     _check_output(args.out)
 
 
@@ -634,6 +647,8 @@ def _fit_command(args: argparse.Namespace) -> str:
     words = ["transpo", "tune", "fit", *args.epd, "--out", args.out, "--epochs", str(args.epochs), "--lr",
              f"{args.lr:g}", "--validation", f"{args.validation:g}", "--seed", str(args.seed),
              "--l2", f"{args.l2:g}"]  # fmt: skip
+    words += ["--k", f"{args.k:g}"] if args.k is not None else []
+    words += ["--start", args.start] if args.start is not None else []
     return shlex.join(words + (["--psq"] if args.psq else []) + (["--keep-material"] if args.keep_material else []))
 
 
@@ -648,15 +663,17 @@ def run_fit(args: argparse.Namespace) -> FitReport:
     groups = [group for group, kept in zip(labelled.groups, keep) if kept]
     held = validation_mask(groups, args.validation, args.seed)
     train, valid = data.subset(~held), data.subset(held)
-    start, carried_psq = _start_params(args.psq)
-    k = fit_k(white_scores(train, start), train.results)
+    start, carried_psq = _start_params(args.psq, args.start)
+    k = args.k if args.k is not None else fit_k(white_scores(train, start), train.results)
     report = FitReport(list(args.epd), len(data), int((~keep).sum()), len(train), len(valid), k,
                        (loss(train, start, k), loss(valid, start, k)), (0.0, 0.0), args.epochs, args.lr, args.psq,
-                       _fit_command(args), l2=args.l2, material_fixed=args.keep_material)  # fmt: skip
+                       _fit_command(args), l2=args.l2, material_fixed=args.keep_material,
+                       k_given=args.k is not None, start=args.start or "")  # fmt: skip
     held_groups = len({group for group, h in zip(groups, held) if h})
     console.print(f"{report.positions} positions ({report.fixed} fixed draws left out): {report.train} train, "
                   f"{report.validation} validation ({held_groups} of {len(set(groups))} groups held out)")  # fmt: skip
-    console.print(f"K = {k:.4f} (fitted on the training positions with the starting weights)")
+    source = "given" if args.k is not None else "fitted on the training positions with the starting weights"
+    console.print(f"K = {k:.4f} ({source})")
     fitted = _fit_with_progress(train, valid, start, k, report).rounded()
     report.after = (loss(train, fitted, k), loss(valid, fitted, k))
     _print_fit(console, report, start, fitted, train)
