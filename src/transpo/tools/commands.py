@@ -104,7 +104,7 @@ def _add_tune_parser(sub) -> None:
         help="pull towards the starting weights: L per 100 cp of distance, squared (default 0)",
     )
     fit.add_argument("--start", metavar="WEIGHTS.json",
-                     help="start from this weights file (default: the shipped weights)")  # fmt: skip
+                     help="start from this file's term weights (default: the shipped weights)")  # fmt: skip
     fit.add_argument("--k", type=float, metavar="K",
                      help="use this scale constant instead of fitting it with the starting weights")  # fmt: skip
     fit.set_defaults(func=cmd_tune_fit)

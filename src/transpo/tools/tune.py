@@ -583,10 +583,11 @@ class FitReport:
         if self.psq:
             material = "each piece's mean value kept" if self.material_fixed else "material included"
             refit = f"term weights and piece-square values ({material})"
+        k_source = "given" if self.k_given else "fitted with the starting weights, then fixed"
         return (
             f"Texel fit (transpo tune fit) of the {refit} on {', '.join(self.files)}: {self.positions} quiet positions "
             f"({self.fixed} fixed draws left out), {self.train} for training and {self.validation} held out for "
-            f"validation (whole openings); K = {self.k:.4f} ({self._k_source()}); "
+            f"validation (whole openings); K = {self.k:.4f} ({k_source}); "
             f"{'starting weights ' + self.start + '; ' if self.start else ''}mean squared "
             f"error train {self.before[0]:.6f} -> {self.after[0]:.6f}, validation {self.before[1]:.6f} -> "
             f"{self.after[1]:.6f}; {self.epochs} epochs of full-batch Adam, lr {self.lr:g}, l2 {self.l2:g}; {date.today().isoformat()}; "
@@ -594,13 +595,10 @@ class FitReport:
         )
 
 
-    def _k_source(self) -> str:
-        return "given" if self.k_given else "fitted with the starting weights, then fixed"
-
-
 def _start_params(with_psq: bool, path: str | None = None) -> tuple[Params, np.ndarray | None]:
-    """The starting weights: the shipped ones, or those of the weights file ``path``; the piece-square values
-    if refitted; and the psq section the output carries over."""
+    """The starting term weights: the shipped ones, or those of the weights file ``path`` (its ``psq`` section,
+    if any, is not read: the fit data's piece-square sums are the shipped tables'); the piece-square values if
+    refitted; and the psq section the output carries over."""
     from transpo.engine.evaluate import PSQ_VALUES
     from transpo.engine.terms import DEFAULT_WEIGHTS, load_psq, load_weights
 
