@@ -18,7 +18,16 @@ from transpo.engine.evaluate import (
     taper,
 )
 from transpo.engine.scratch import new_scratch
-from transpo.engine.terms import DEFAULT_WEIGHTS, N_TERMS, TERM_NAMES, WeightsError, load_weights
+from transpo.engine.terms import (
+    DEFAULT_WEIGHTS,
+    IMBALANCE_PAIRS,
+    IMBALANCE_PIECES,
+    N_TERMS,
+    TERM_NAMES,
+    WeightsError,
+    load_weights,
+    term_sums,
+)
 
 FENS = playout_fens(1500)
 
@@ -61,8 +70,9 @@ def test_score_is_the_tapered_dot_product_of_weights_and_features():
         got = int(evaluate_features(arrays.board, arrays.state, scratch))
         if position.is_insufficient_material():
             continue
-        mg = int(arrays.state[8]) + int(DEFAULT_WEIGHTS[:, 0].astype(np.int64) @ scratch.features)
-        eg = int(arrays.state[9]) + int(DEFAULT_WEIGHTS[:, 1].astype(np.int64) @ scratch.features)
+        terms_mg, terms_eg = term_sums(DEFAULT_WEIGHTS, scratch.features)
+        mg = int(arrays.state[8]) + terms_mg
+        eg = int(arrays.state[9]) + terms_eg
         scale = int(endgame_scale_of(arrays.board, arrays.state))
         eg = int(np.trunc(eg * scale / SCALE_FULL))
         white_view = int(taper(mg, eg, int(arrays.state[10])))
@@ -168,6 +178,28 @@ def test_known_terms(fen, expected):
     got = counts(fen)
     for name, value in expected.items():
         assert got.get(name, 0) == value, (name, got)
+
+
+def test_imbalance_terms_are_products_of_piece_counts():
+    """Each imbalance count is White's product of two piece counts (from the start's) minus Black's,
+    counted here with python-chess."""
+    for fen in FENS[:200] + ["4k3/pp6/8/8/8/8/8/RR2K3 w - - 0 1", "2b1kb2/8/8/8/8/8/8/3QK3 b - - 0 1"]:
+        board = chess.Board(fen)
+        if board.is_insufficient_material():
+            continue  # scored as a draw before any term is counted
+
+        def count(colour: chess.Color, index: int) -> int:
+            """The count measured from the starting material's."""
+            if IMBALANCE_PIECES[index] == "bishop_pair":
+                return int(len(board.pieces(chess.BISHOP, colour)) >= 2) - 1
+            start = (8, 2, 2, 2, 1)[index]
+            return len(board.pieces(index + 1, colour)) - start  # pawn .. queen are python-chess types 1 .. 5
+
+        got = counts(fen)
+        for (a, b, against), name in zip(IMBALANCE_PAIRS, TERM_NAMES[-len(IMBALANCE_PAIRS):]):
+            white = count(chess.WHITE, a) * count(chess.WHITE if not against else chess.BLACK, b)
+            black = count(chess.BLACK, a) * count(chess.BLACK if not against else chess.WHITE, b)
+            assert got.get(name, 0) == white - black, (fen, name)
 
 
 def test_tempo_and_side_to_move():

@@ -113,7 +113,9 @@ def test_mate_limit_stops_at_the_mate():
     n, fen, first = MATES[2]
     result, infos = search(fen, mate=n)
     assert result.best_move == first and result.lines[0].mate_in == n
-    assert result.depth <= 2 * n + 2  # stopped once the mate was seen, not at MAX_PLY
+    # Stopped once the mate was seen, not at MAX_PLY.  The iteration that first sees it depends on the
+    # pruning and so on the evaluation (with the material imbalance terms: depth 9 for this mate in 3).
+    assert result.depth <= 4 * n
 
 
 # --- stalemate, repetition, fifty moves --------------------------------------------

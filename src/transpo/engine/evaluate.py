@@ -91,6 +91,9 @@ from transpo.engine.terms import (
     BISHOP_SAFE_CHECK,
     HANGING_PAWN,
     HANGING_PIECE,
+    IMBALANCE_DIVISOR,
+    IMBALANCE_FIRST,
+    IMBALANCE_PAIRS,
     KING_DANGER,
     KING_DANGER_CHECKS,
     KING_OPEN_FILE,
@@ -131,6 +134,7 @@ from transpo.engine.terms import (
     SLIDER_ON_QUEEN,
     TEMPO,
     TERM_NAMES,
+    WEIGHT_UNIT,
     load_psq,
 )
 
@@ -234,9 +238,10 @@ SHELTER_NEAR, SHELTER_FAR, SHELTER_FILES = _shelter_masks()
 RAY64 = np.ascontiguousarray(RAY_BB[:, SQ64_TO_120].view(np.uint64))
 
 # _evaluate prices the terms in two groups: those set before the lazy test (the bishop pair first,
-# the passers and tempo last) and those _pieces and _king_shelter set (every slot between them).
+# the passers and tempo after the piece terms, the material imbalance last) and those _pieces and
+# _king_shelter set (every slot between the bishop pair and the passers).
 assert BISHOP_PAIR == N_PAWN_TERMS and PASSED_FREE < PASSED_OWN_KING < PASSED_ENEMY_KING < PASSED_UNSTOPPABLE < TEMPO
-assert TEMPO == N_TERMS - 1 and PASSED_UNSTOPPABLE == TEMPO - 1 and PASSED_FREE == TEMPO - 4
+assert TEMPO == IMBALANCE_FIRST - 1 and PASSED_UNSTOPPABLE == TEMPO - 1 and PASSED_FREE == TEMPO - 4
 
 
 @njit(cache=True, inline="always")
@@ -713,6 +718,38 @@ def _passers(board, state, passed, features):
                 features[PASSED_UNSTOPPABLE] += sign
 
 
+# Material imbalance (transpo.engine.terms).  IMBALANCE_COUNTS[t]: the two piece codes that term
+# IMBALANCE_FIRST + t multiplies (0 stands for the bishop pair) and whether the second is the enemy's.
+# IMBALANCE_REFERENCE[code]: that piece's count in the starting material, from which the counts are measured.
+_PIECE_CODES = (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, 0)
+IMBALANCE_COUNTS = np.array(
+    [(_PIECE_CODES[a], _PIECE_CODES[b], int(against)) for a, b, against in IMBALANCE_PAIRS], dtype=np.int64
+)
+IMBALANCE_REFERENCE = np.array([1, 8, 2, 2, 2, 1, 0], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _imbalance_count(state, colour, code):
+    """How many pieces of ``code`` ``colour`` has more than at the start (code 0: the bishop pair, 1 or 0)."""
+    if code == 0:
+        return int(state[ST_COUNT + 8 * colour + BISHOP] >= 2) - IMBALANCE_REFERENCE[0]
+    return state[ST_COUNT + 8 * colour + code] - IMBALANCE_REFERENCE[code]
+
+
+@njit(cache=True, inline="always")
+def _imbalance(state, weights, features):
+    """The material imbalance terms' features (White's products minus Black's) and their (mg, eg), in cp."""
+    for t in range(IMBALANCE_COUNTS.shape[0]):
+        a = IMBALANCE_COUNTS[t, 0]
+        b = IMBALANCE_COUNTS[t, 1]
+        against = IMBALANCE_COUNTS[t, 2]
+        white = _imbalance_count(state, WHITE, a) * _imbalance_count(state, WHITE ^ against, b)
+        black = _imbalance_count(state, WHITE ^ 1, a) * _imbalance_count(state, WHITE ^ 1 ^ against, b)
+        features[IMBALANCE_FIRST + t] = white - black
+    mg, eg = _block(weights, features, IMBALANCE_FIRST, N_TERMS)
+    return _divide_towards_zero(mg, IMBALANCE_DIVISOR), _divide_towards_zero(eg, IMBALANCE_DIVISOR)
+
+
 @njit(cache=True, inline="always")
 def _block(weights, features, first, last):
     """(mg, eg) that the terms ``first..last-1`` of ``features`` add up to."""
@@ -760,12 +797,13 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
     features[BISHOP_PAIR] = int(state[ST_COUNT + BISHOP] >= 2) - int(state[ST_COUNT + 8 + BISHOP] >= 2)
     features[TEMPO] = 1 - 2 * state[ST_SIDE]
     _passers(board, state, passed, features)
-    # The terms known so far (bishop pair, passers, tempo) are priced once, before the lazy test;
-    # the piece and shelter terms, the block between them, after it (the layout asserted below).
+    # The terms known so far (bishop pair, passers, tempo, material imbalance) are priced once, before the
+    # lazy test; the piece and shelter terms, the block between them, after it (the layout asserted below).
     known_mg, known_eg = _block(weights, features, BISHOP_PAIR, BISHOP_PAIR + 1)
-    passers_mg, passers_eg = _block(weights, features, PASSED_FREE, N_TERMS)
-    mg = state[ST_MG] + pawn_mg + known_mg + passers_mg
-    eg = state[ST_EG] + pawn_eg + known_eg + passers_eg
+    passers_mg, passers_eg = _block(weights, features, PASSED_FREE, IMBALANCE_FIRST)
+    imbalance_mg, imbalance_eg = _imbalance(state, weights, features)
+    mg = state[ST_MG] + pawn_mg + known_mg + passers_mg + imbalance_mg
+    eg = state[ST_EG] + pawn_eg + known_eg + passers_eg + imbalance_eg
     scale = endgame_scale(board, state)
     if alpha > -LAZY_OFF or beta < LAZY_OFF:  # lazy: the terms still missing cannot bring the score inside the window
         quick = taper(mg, _scaled(eg, scale), state[ST_PHASE])
@@ -885,7 +923,8 @@ def explain(position: Position, weights: np.ndarray | None = None) -> Explanatio
     arrays = position.snapshot(PSQ)
     score = int(evaluate_features(arrays.board, arrays.state, scratch))
     terms = [
-        Term(name, int(count), int(scratch.weights[t, 0] * count), int(scratch.weights[t, 1] * count))
+        Term(name, int(count), int(scratch.weights[t, 0] * count * WEIGHT_UNIT[t]),
+             int(scratch.weights[t, 1] * count * WEIGHT_UNIT[t]))  # fmt: skip
         for t, (name, count) in enumerate(zip(TERM_NAMES, scratch.features))
     ]
     state = arrays.state

@@ -106,7 +106,33 @@ PIECE_TERMS = (
     "passed_unstoppable",  # the enemy has only king and pawns and its king is outside the pawn's square
     "tempo",  # +1 when White is to move, -1 when Black is
 )
-TERM_NAMES = PAWN_TERMS + PIECE_TERMS
+# Material imbalance: a second-degree polynomial in the piece counts (after Tord Romstad's imbalance
+# tables), so that a piece's worth can depend on what else is on the board (a knight with many pawns,
+# two rooks against a queen).  The "pieces" are pawn, knight, bishop, rook, queen and the bishop pair
+# (1 with two bishops or more), each counted from the starting material's (8, 2, 2, 2, 1 and 1), so that
+# the polynomial has no slope there: near the start it changes no piece's worth, which the piece-square
+# tables hold, only how the worth of each changes as material comes off.
+# Two kinds of term, each White's product minus Black's:
+#   imbalance_A_B     own A count x own B count (A at or before B in that order);
+#   imbalance_A_vs_B  own A count x the enemy's B count (B before A: a pair with B after A is the
+#                     same term seen from the other side).
+# The bishop pair with itself or with the bishops is left out: it is the bishop_pair term again.
+# These weights are in 1/IMBALANCE_DIVISOR centipawn per product: the block's sum is divided by it
+# (rounding towards zero), because a whole centipawn per product (up to 64 for pawn x pawn) is too coarse.
+IMBALANCE_PIECES = ("pawn", "knight", "bishop", "rook", "queen", "bishop_pair")
+IMBALANCE_DIVISOR = 16
+_BISHOP, _PAIR = 2, len(IMBALANCE_PIECES) - 1
+# (a, b, against): the two counts each imbalance term multiplies (indices into IMBALANCE_PIECES), in slot order.
+IMBALANCE_PAIRS = tuple(
+    [(a, b, False) for a in range(_PAIR + 1) for b in range(a, _PAIR + 1) if not (b == _PAIR and a in (_BISHOP, _PAIR))]
+    + [(a, b, True) for a in range(_PAIR + 1) for b in range(a)]
+)
+IMBALANCE_TERMS = tuple(
+    f"imbalance_{IMBALANCE_PIECES[a]}_{'vs_' if against else ''}{IMBALANCE_PIECES[b]}"
+    for a, b, against in IMBALANCE_PAIRS
+)
+
+TERM_NAMES = PAWN_TERMS + PIECE_TERMS + IMBALANCE_TERMS
 N_PAWN_TERMS = len(PAWN_TERMS)
 N_TERMS = len(TERM_NAMES)
 
@@ -126,7 +152,24 @@ N_TERMS = len(TERM_NAMES)
     KNIGHT_ON_QUEEN, SLIDER_ON_QUEEN, PASSED_SAFE_PATH, PASSED_SAFE_STOP, PASSED_ROOK_BEHIND,
     PASSED_ENEMY_ROOK_BEHIND, KING_DANGER_CHECKS,
     PASSED_FREE, PASSED_OWN_KING, PASSED_ENEMY_KING, PASSED_UNSTOPPABLE, TEMPO,
-) = range(N_PAWN_TERMS, N_TERMS)  # fmt: skip
+) = range(N_PAWN_TERMS, N_PAWN_TERMS + len(PIECE_TERMS))  # fmt: skip
+IMBALANCE_FIRST = N_PAWN_TERMS + len(PIECE_TERMS)  # the imbalance terms fill the slots from here to N_TERMS
+# What one unit of each term's weight is worth in centipawns per count: 1, or 1/IMBALANCE_DIVISOR.
+WEIGHT_UNIT = np.array([1.0] * IMBALANCE_FIRST + [1.0 / IMBALANCE_DIVISOR] * len(IMBALANCE_TERMS))
+
+
+def term_sums(weights: np.ndarray, features: np.ndarray) -> tuple[int, int]:
+    """(mg, eg) centipawns that ``features`` (one position's counts) add under ``weights``, summed as the
+    evaluation sums them: the imbalance block in its own unit, divided rounding towards zero."""
+    weights = np.asarray(weights, dtype=np.int64)
+    features = np.asarray(features, dtype=np.int64)
+    linear, imbalance = slice(0, IMBALANCE_FIRST), slice(IMBALANCE_FIRST, None)
+    return tuple(  # type: ignore[return-value]
+        int(weights[linear, h] @ features[linear])
+        + int(np.trunc(int(weights[imbalance, h] @ features[imbalance]) / IMBALANCE_DIVISOR))
+        for h in (0, 1)
+    )
+
 
 WEIGHTS_FILE = "eval_weights.json"
 

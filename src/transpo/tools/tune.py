@@ -335,7 +335,7 @@ def read_labelled(paths: Sequence[str | Path]) -> Labelled:
 class FitData:
     """The linear pieces of the evaluation of every position, as the fit needs them (White's view)."""
 
-    features: np.ndarray  # float64[n, N_TERMS]: term counts
+    features: np.ndarray  # float64[n, N_TERMS]: term counts times their weight unit (terms.WEIGHT_UNIT)
     psq_mg: np.ndarray  # float64[n]: piece-square sums under the current tables
     psq_eg: np.ndarray
     mg_share: np.ndarray  # float64[n]: phase / PHASE_MAX, the middlegame part of the taper
@@ -387,6 +387,7 @@ def build_fit_data(labelled: Labelled, with_pieces: bool) -> tuple[FitData, np.n
     """The :class:`FitData` of the positions the weights can move, and which labelled positions those are."""
     from transpo.engine.evaluate import SCALE_FULL
     from transpo.engine.pesto import PHASE_MAX
+    from transpo.engine.terms import WEIGHT_UNIT
 
     rows = _rows_with_progress(labelled.fens)
     keep = ~rows.fixed
@@ -398,7 +399,8 @@ def build_fit_data(labelled: Labelled, with_pieces: bool) -> tuple[FitData, np.n
             pieces[i], signs[i] = piece_indices(fen)
     mg_share = rows.phase[keep] / PHASE_MAX
     eg_share = (1.0 - mg_share) * rows.eg_scale[keep] / SCALE_FULL
-    data = FitData(rows.features[keep].astype(np.float64), rows.psq_mg[keep].astype(np.float64),
+    features = rows.features[keep] * WEIGHT_UNIT  # counts in the units the weights are in
+    data = FitData(features, rows.psq_mg[keep].astype(np.float64),
                    rows.psq_eg[keep].astype(np.float64), mg_share, eg_share, pieces, signs,
                    labelled.results[keep])  # fmt: skip
     return data, keep
