@@ -51,7 +51,8 @@ def test_colour_flip_gives_the_same_score_on_1500_positions():
 
 
 def test_caches_give_the_same_scores_as_computing_afresh():
-    """The pawn hash and the evaluation cache change no score (the second round hits both)."""
+    """The pawn hash, the material cache and the evaluation cache change no score (the second round hits
+    all three)."""
     scratch = new_scratch()
     for fen in FENS[:600] + FENS[:600]:
         assert score(fen, scratch, cached=True) == score(fen)
@@ -59,6 +60,13 @@ def test_caches_give_the_same_scores_as_computing_afresh():
     for fen in FENS[:300] + FENS[:300]:
         pawns_only.eval_cache[:] = 0  # only the pawn hash can hit
         assert score(fen, pawns_only, cached=True) == score(fen)
+    material_only = new_scratch()
+    for fen in FENS[:300] + FENS[:300]:
+        material_only.eval_cache[:] = 0  # only the material cache can hit
+        material_only.pawn_keys[:] = 0
+        assert score(fen, material_only, cached=True) == score(fen)
+    # The playouts' 300 positions share far fewer piece counts: each was priced once and stored.
+    assert 0 < np.count_nonzero(material_only.material_keys) < 150
 
 
 def test_score_is_the_tapered_dot_product_of_weights_and_features():

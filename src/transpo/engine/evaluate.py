@@ -81,7 +81,7 @@ from transpo.engine.pawns import (
     pawn_slot,
 )
 from transpo.engine.pesto import PHASE_MAX, pesto_values, psq_table
-from transpo.engine.scratch import CTL_WHITE_DRAW, EVAL_ENTRIES, SCRATCH_TYPE, new_scratch
+from transpo.engine.scratch import CTL_WHITE_DRAW, EVAL_ENTRIES, MATERIAL_ENTRIES, SCRATCH_TYPE, new_scratch
 from transpo.engine.terms import (
     BISHOP_KING_ATTACK,
     BISHOP_MOBILITY,
@@ -750,6 +750,44 @@ def _imbalance(state, weights, features):
     return _divide_towards_zero(mg, IMBALANCE_DIVISOR), _divide_towards_zero(eg, IMBALANCE_DIVISOR)
 
 
+# Material cache (``sc.material_keys``, ``sc.material_scores``): the imbalance depends on the piece counts
+# alone, and a search meets few of them, so each is priced once.  The material key packs the ten counts,
+# 4 bits each (no side has 16 of a kind): bits 4 * (5 * colour + code - 1) .. +3 hold the count of
+# piece code 1..5 (pawn .. queen) of that colour.  Its slot is a multiplicative hash of it; the slot's word
+# is the whole key, so a hit is an exact match.  Key 0 (bare kings), which an empty slot holds, never gets
+# here: the evaluation scores it as a draw first.
+#     material_keys[i]          uint64  the material key stored there
+#     material_scores[i, 0..1]  int32   the imbalance's middlegame and endgame score, in centipawns
+MATERIAL_HASH = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: spreads the packed counts over the slots
+MATERIAL_SHIFT = np.uint64(64 - (MATERIAL_ENTRIES.bit_length() - 1))
+assert MATERIAL_ENTRIES & (MATERIAL_ENTRIES - 1) == 0
+
+
+@njit(cache=True, inline="always")
+def _material_key(state):
+    """The packed piece counts of both colours (layout above)."""
+    key = np.uint64(0)
+    for colour in range(2):
+        for code in range(PAWN, QUEEN + 1):
+            shift = np.uint64(4 * (5 * colour + code - PAWN))
+            key |= np.uint64(state[ST_COUNT + 8 * colour + code]) << shift
+    return key
+
+
+@njit(cache=True, inline="always")
+def _imbalance_cached(state, sc):
+    """:func:`_imbalance` through the material cache (the features are not counted on a hit)."""
+    key = _material_key(state)
+    slot = np.int64((key * MATERIAL_HASH) >> MATERIAL_SHIFT)
+    if sc.material_keys[slot] == key:
+        return np.int64(sc.material_scores[slot, 0]), np.int64(sc.material_scores[slot, 1])
+    mg, eg = _imbalance(state, sc.weights, sc.features)
+    sc.material_keys[slot] = key
+    sc.material_scores[slot, 0] = mg
+    sc.material_scores[slot, 1] = eg
+    return mg, eg
+
+
 @njit(cache=True, inline="always")
 def _block(weights, features, first, last):
     """(mg, eg) that the terms ``first..last-1`` of ``features`` add up to."""
@@ -792,7 +830,7 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
             sc.pawn_scores[slot, 0] = pawn_mg
             sc.pawn_scores[slot, 1] = pawn_eg
 
-    for t in range(N_PAWN_TERMS, N_TERMS):
+    for t in range(N_PAWN_TERMS, IMBALANCE_FIRST):  # the imbalance's slots: _imbalance writes every one
         features[t] = 0
     features[BISHOP_PAIR] = int(state[ST_COUNT + BISHOP] >= 2) - int(state[ST_COUNT + 8 + BISHOP] >= 2)
     features[TEMPO] = 1 - 2 * state[ST_SIDE]
@@ -801,7 +839,10 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
     # lazy test; the piece and shelter terms, the block between them, after it (the layout asserted below).
     known_mg, known_eg = _block(weights, features, BISHOP_PAIR, BISHOP_PAIR + 1)
     passers_mg, passers_eg = _block(weights, features, PASSED_FREE, IMBALANCE_FIRST)
-    imbalance_mg, imbalance_eg = _imbalance(state, weights, features)
+    if use_cache:
+        imbalance_mg, imbalance_eg = _imbalance_cached(state, sc)
+    else:
+        imbalance_mg, imbalance_eg = _imbalance(state, weights, features)
     mg = state[ST_MG] + pawn_mg + known_mg + passers_mg + imbalance_mg
     eg = state[ST_EG] + pawn_eg + known_eg + passers_eg + imbalance_eg
     scale = endgame_scale(board, state)

@@ -4,7 +4,8 @@ Everything :func:`~transpo.engine.search.negamax` needs that belongs to one
 searcher travels as one :class:`Scratch` value: the move lists of every ply,
 their ordering scores, the quiet moves tried, the killers and history that
 move ordering learns, the principal-variation triangle, the evaluation's
-weights, feature counts and pawn hash table (:mod:`transpo.engine.pawns`), and
+weights, feature counts, pawn hash table (:mod:`transpo.engine.pawns`) and
+evaluation and material caches, and
 the control words (``ctl``) through which the Python side limits, stops and
 watches the search.
 A second search thread needs exactly one more of these.
@@ -60,6 +61,7 @@ CTL_SIZE = CTL_EXCLUDED + MAX_MOVES
 PLIES = MAX_PLY + 2  # rows of the per-ply arrays: the deepest ply and one beyond it
 HISTORY_SIZE = 16 * 64  # piece code x to-square (0..63): 2 MB of continuation history, one huge page
 EVAL_ENTRIES = 1 << 16  # slots of the evaluation cache (a power of two)
+MATERIAL_ENTRIES = 1 << 10  # slots of the material cache (a power of two): a search meets a few hundred piece counts
 
 
 class ScratchArena(NamedTuple):
@@ -111,6 +113,8 @@ PAWN_KEYS = _layout.take("u64", PAWN_ENTRIES)
 PAWN_BITS = _layout.take("u64", PAWN_ENTRIES * 3)
 PAWN_SCORES = _layout.take("i32", PAWN_ENTRIES * 2)
 EVAL_CACHE = _layout.take("u64", EVAL_ENTRIES)
+MATERIAL_KEYS = _layout.take("u64", MATERIAL_ENTRIES)
+MATERIAL_SCORES = _layout.take("i32", MATERIAL_ENTRIES * 2)
 ARENA_SIZES = dict(_layout.used)
 
 
@@ -139,6 +143,8 @@ class Scratch(NamedTuple):
     pawn_bits: np.ndarray  # uint64[PAWN_ENTRIES, 3]
     pawn_scores: np.ndarray  # int32[PAWN_ENTRIES, 2]
     eval_cache: np.ndarray  # uint64[EVAL_ENTRIES]: evaluation cache (layout in transpo.engine.evaluate)
+    material_keys: np.ndarray  # uint64[MATERIAL_ENTRIES]: material cache (layout in transpo.engine.evaluate)
+    material_scores: np.ndarray  # int32[MATERIAL_ENTRIES, 2]
 
 
 @njit(cache=True, inline="always")
@@ -168,6 +174,8 @@ def scratch_views(arena: ScratchArena) -> Scratch:
         as_rows(u64[PAWN_BITS[0] : PAWN_BITS[1]], 3),
         as_rows(i32[PAWN_SCORES[0] : PAWN_SCORES[1]], 2),
         u64[EVAL_CACHE[0] : EVAL_CACHE[1]],
+        u64[MATERIAL_KEYS[0] : MATERIAL_KEYS[1]],
+        as_rows(i32[MATERIAL_SCORES[0] : MATERIAL_SCORES[1]], 2),
     )
 
 
