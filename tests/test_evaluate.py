@@ -69,6 +69,24 @@ def test_caches_give_the_same_scores_as_computing_afresh():
     assert 0 < np.count_nonzero(material_only.material_keys) < 150
 
 
+def test_the_material_cache_is_read_by_the_piece_counts_alone():
+    """A stored imbalance is what a later position with the same counts gets (here a planted one, 1000 cp
+    more in the middlegame), and counts beyond 15 of a kind do not alias smaller ones."""
+    scratch = new_scratch()
+    fen = FENS[100]
+    score(fen, scratch, cached=True)
+    scratch.material_scores[np.flatnonzero(scratch.material_keys), 0] += 1000
+    scratch.eval_cache[:] = 0
+    arrays = Position(fen).snapshot(PSQ)
+    side = 1 if chess.Board(fen).turn == chess.WHITE else -1
+    planted = int(taper(1000, 0, int(arrays.state[10])))
+    assert abs(score(fen, scratch, cached=True) - score(fen) - side * planted) <= 1
+    sixteen_knights, bishop_and_king = "NNNNNNNN/NNNNNNNN/8/8/8/8/p7/K6k w - - 0 1", "8/8/8/8/8/8/p7/KB5k w - - 0 1"
+    scratch = new_scratch()
+    score(sixteen_knights, scratch, cached=True)
+    assert score(bishop_and_king, scratch, cached=True) == score(bishop_and_king)
+
+
 def test_score_is_the_tapered_dot_product_of_weights_and_features():
     """What the tuner fits: psq sums plus weights . features, the endgame half scaled, blended by phase."""
     scratch = new_scratch()

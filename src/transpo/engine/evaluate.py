@@ -1,6 +1,6 @@
 """Static evaluation: tapered piece-square sums plus a dot product of terms and weights.
 
-Three parts, each blended by game phase (24 = all pieces on, 0 = bare kings
+Four parts, each blended by game phase (24 = all pieces on, 0 = bare kings
 and pawns) like PeSTO's tables, and returned from the side to move's view:
 
 1. the piece-square sums ``ST_MG``/``ST_EG``, kept by make/unmake from the
@@ -20,7 +20,10 @@ and pawns) like PeSTO's tables, and returned from the side to move's view:
    behind passers); knights and bishops on outposts, bishops on the colour of
    their own pawns or on a long diagonal, minors behind pawns and their
    distance to their king, rooks on the 7th and kings on pawnless flanks are
-   counted too.
+   counted too;
+4. the material imbalance (a second-degree polynomial in the piece counts,
+   :mod:`transpo.engine.terms`), priced once per set of counts through the
+   searcher's material cache.
 
 Before the blend the endgame half is scaled (:func:`endgame_scale`, in 64ths):
 less when the side ahead has few pawns, almost nothing when it has none and
@@ -752,12 +755,13 @@ def _imbalance(state, weights, features):
 
 # Material cache (``sc.material_keys``, ``sc.material_scores``): the imbalance depends on the piece counts
 # alone, and a search meets few of them, so each is priced once.  The material key packs the ten counts,
-# 4 bits each (no side has 16 of a kind): bits 4 * (5 * colour + code - 1) .. +3 hold the count of
-# piece code 1..5 (pawn .. queen) of that colour.  Its slot is a multiplicative hash of it; the slot's word
-# is the whole key, so a hit is an exact match.  Key 0 (bare kings), which an empty slot holds, never gets
-# here: the evaluation scores it as a draw first.
+# 6 bits each (a FEN may put up to 62 pieces of one kind on the board): bits 6 * (5 * colour + code - 1)
+# .. +5 hold the count of piece code 1..5 (pawn .. queen) of that colour.  Its slot is a multiplicative
+# hash of it; the slot's word is the whole key, so a hit is an exact match.  Key 0 (bare kings), which an
+# empty slot holds, never gets here: the evaluation scores it as a draw first.
 #     material_keys[i]          uint64  the material key stored there
 #     material_scores[i, 0..1]  int32   the imbalance's middlegame and endgame score, in centipawns
+MATERIAL_COUNT_BITS = 6
 MATERIAL_HASH = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: spreads the packed counts over the slots
 MATERIAL_SHIFT = np.uint64(64 - (MATERIAL_ENTRIES.bit_length() - 1))
 assert MATERIAL_ENTRIES & (MATERIAL_ENTRIES - 1) == 0
@@ -769,7 +773,7 @@ def _material_key(state):
     key = np.uint64(0)
     for colour in range(2):
         for code in range(PAWN, QUEEN + 1):
-            shift = np.uint64(4 * (5 * colour + code - PAWN))
+            shift = np.uint64(MATERIAL_COUNT_BITS * (5 * colour + code - PAWN))
             key |= np.uint64(state[ST_COUNT + 8 * colour + code]) << shift
     return key
 
@@ -830,7 +834,7 @@ def evaluate_inline(board, state, sc, key, use_cache, alpha, beta):
             sc.pawn_scores[slot, 0] = pawn_mg
             sc.pawn_scores[slot, 1] = pawn_eg
 
-    for t in range(N_PAWN_TERMS, IMBALANCE_FIRST):  # the imbalance's slots: _imbalance writes every one
+    for t in range(N_PAWN_TERMS, IMBALANCE_FIRST):  # not the imbalance's: _imbalance writes them when it runs
         features[t] = 0
     features[BISHOP_PAIR] = int(state[ST_COUNT + BISHOP] >= 2) - int(state[ST_COUNT + 8 + BISHOP] >= 2)
     features[TEMPO] = 1 - 2 * state[ST_SIDE]
@@ -874,9 +878,9 @@ def taper(mg, eg, phase):
 def evaluate(board, state, sc, key):
     """Score in centipawns for the side to move of the position with Zobrist key ``key``.
 
-    Two caches of the searcher's scratch save work: whole evaluations by the full
-    key (iterative deepening meets the same leaves again every iteration) and the
-    pawn-structure terms by the pawn key.
+    Three caches of the searcher's scratch save work: whole evaluations by the full
+    key (iterative deepening meets the same leaves again every iteration), the
+    pawn-structure terms by the pawn key and the material imbalance by the piece counts.
     """
     return evaluate_inline(board, state, sc, key, True, -LAZY_OFF, LAZY_OFF)
 
@@ -896,7 +900,8 @@ def evaluate_lazy(board, state, sc, key, alpha, beta):
 
 @njit(types.int64(types.int8[::1], types.int64[::1], SCRATCH_TYPE), cache=True, nogil=True, _nrt=False)
 def evaluate_features(board, state, sc):
-    """The same score computed without the pawn cache, every term's count left in ``sc.features``."""
+    """The same score computed without any cache, every term's count left in ``sc.features`` (after
+    :func:`evaluate`, which may take terms from a cache, some of those counts are stale)."""
     return evaluate_inline(board, state, sc, np.uint64(0), False, -LAZY_OFF, LAZY_OFF)
 
 
@@ -915,9 +920,11 @@ def scored_as_draw(state):
 class FeatureRows(NamedTuple):
     """What the evaluation of many positions is made of, one row per position (all from White's view).
 
-    For a row with ``fixed`` False the evaluation is exactly linear in the weights::
+    For a row with ``fixed`` False the evaluation is linear in the weights but for one rounding (the imbalance
+    block's sum is divided by IMBALANCE_DIVISOR towards zero: :func:`transpo.engine.terms.term_sums`)::
 
-        mg = psq_mg + weights[:, 0] @ features      eg = psq_eg + weights[:, 1] @ features
+        (terms_mg, terms_eg) = term_sums(weights, features)
+        mg = psq_mg + terms_mg      eg = psq_eg + terms_eg
         white_view = taper(mg, eg * eg_scale / SCALE_FULL, phase);  score = white_view if white_to_move else -white_view
 
     (``eg_scale`` depends on the material and the piece-square endgame sum alone, not on the weights.)

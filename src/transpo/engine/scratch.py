@@ -138,7 +138,7 @@ class Scratch(NamedTuple):
     pv_len: np.ndarray  # int32[PLIES]: length of each row of pv
     ctl: np.ndarray  # int64[CTL_SIZE]: control words (module docstring)
     weights: np.ndarray  # int32[N_TERMS, 2]: the evaluation's weights, mg and eg (transpo.engine.terms)
-    features: np.ndarray  # int32[N_TERMS]: the feature counts of the last evaluation
+    features: np.ndarray  # int32[N_TERMS]: the feature counts of the last evaluation made without the caches
     pawn_keys: np.ndarray  # uint64[PAWN_ENTRIES]: pawn hash table (layout in transpo.engine.pawns)
     pawn_bits: np.ndarray  # uint64[PAWN_ENTRIES, 3]
     pawn_scores: np.ndarray  # int32[PAWN_ENTRIES, 2]
